@@ -1,0 +1,47 @@
+"""hipfer: array-API tensors for AMD GPUs (CuPy-ROCm), NVIDIA GPUs (CuPy-CUDA) and the CPU.
+
+    import hipfer as hf
+    x = hf.asarray([[1.0, 2.0], [3.0, 4.0]])      # on the default device
+    y = hf.conj(x)                                  # O(1): a flag, no copy
+    z = x @ x.mT + 1
+
+The namespace is built on hipfer.prims (operation families) and its backends.
+"""
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from ._dtypes import (  # noqa: F401
+    bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+    float32, float64, complex64, complex128, result_type,
+)
+from ._device import Device, as_device, default_device, get_default_device  # noqa: F401
+from ._tensor import Tensor  # noqa: F401
+from ._creation import (  # noqa: F401
+    arange, asarray, empty, empty_like, full, full_like, ones, ones_like, zeros, zeros_like,
+)
+from ._elementwise import *  # noqa: F401,F403
+from ._elementwise import astype, conj, imag, real, where  # noqa: F401
+from ._manipulation import (  # noqa: F401
+    broadcast_to, diagonal, expand_dims, matrix_transpose, permute_dims, reshape, squeeze,
+)
+from ._statistical import all, any, max, mean, min, prod, std, sum, var  # noqa: F401
+from ._linear_algebra import matmul  # noqa: F401
+from ._sorting import argsort, sort, topk  # noqa: F401
+from ._indexing import index_put, scatter, take, take_along_axis  # noqa: F401
+from . import prims, random  # noqa: F401
+from .prims.registry import load_cutensor, load_hiptensor  # noqa: F401
+
+
+def is_conj(x: Tensor, /) -> bool:
+    """True when x reads as the conjugate of its stored data (lazy conjugation)."""
+    return x.is_conj()
+
+
+def resolve_conj(x: Tensor, /) -> Tensor:
+    """x with its conjugation flag materialised (one pass; x itself if no flag)."""
+    return x.resolve_conj()
+
+
+def to_device(x: Tensor, device, /) -> Tensor:
+    return x.to_device(device)

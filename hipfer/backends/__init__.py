@@ -1,0 +1,1 @@
+"""Backends: ``numpy`` (CPU, the reference) and ``cupy`` (GPU: HIP/CUDA RawKernels)."""

@@ -1,0 +1,115 @@
+"""The HIP C++ kernel sources and the list of every instantiation hipfer can generate.
+
+Pure Python (no CuPy needed), so the sources can be dumped and compiled offline for AMD
+targets where no GPU stack is installed (``python -m hipfer dump-kernels DIR``).
+
+A *kernel group* is one source file plus the template instantiations (C++ name
+expressions such as ``hf::ew_unary_contig<hf::op_exp, hf::f32, hf::f32>``) compiled
+together. At run time the CuPy backend compiles ``module_source(file)`` with CuPy
+``RawModule(name_expressions=...)``; the dump writes the *same* text followed by an
+array taking the address of every instantiation, which makes hipcc and nvcc instantiate
+them all. Each ``kernels/<topic>.py`` module builds its name expressions with the same
+functions the backend uses, and lists its groups in ``instances()``.
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+import re
+from pathlib import Path
+from typing import Iterable, List, Tuple
+
+import numpy as np
+
+KERNEL_DIR = Path(__file__).resolve().parent
+
+#: the C++ type of each dtype (typedefs in common.cuh)
+CTYPE = {
+    np.dtype(np.bool_): "bool",
+    np.dtype(np.int8): "hf::i8", np.dtype(np.int16): "hf::i16",
+    np.dtype(np.int32): "hf::i32", np.dtype(np.int64): "hf::i64",
+    np.dtype(np.uint8): "hf::u8", np.dtype(np.uint16): "hf::u16",
+    np.dtype(np.uint32): "hf::u32", np.dtype(np.uint64): "hf::u64",
+    np.dtype(np.float32): "hf::f32", np.dtype(np.float64): "hf::f64",
+    np.dtype(np.complex64): "hf::c64", np.dtype(np.complex128): "hf::c128",
+}
+#: every dtype the GPU kernels handle, in a fixed order
+DTYPES = tuple(CTYPE)
+
+
+def ctype(dt) -> str:
+    try:
+        return CTYPE[np.dtype(dt)]
+    except KeyError:
+        raise TypeError(f"dtype {np.dtype(dt)} has no GPU kernel type") from None
+
+
+def dtypes_of_kinds(kinds: str) -> Tuple[np.dtype, ...]:
+    return tuple(t for t in DTYPES if t.kind in kinds)
+
+
+_INCLUDE = re.compile(r'^\s*#\s*include\s+"([A-Za-z0-9_]+\.cuh)"\s*$', re.M)
+
+
+@functools.lru_cache(maxsize=None)
+def module_source(filename: str) -> str:
+    """kernels/<filename> with our own ``#include "x.cuh"`` lines inlined (each header
+    once, in first-use order), so that hiprtc/NVRTC need no include path and CuPy's
+    on-disk cache (keyed by source text) sees every header change."""
+    seen: set = set()
+
+    def expand(name: str) -> str:
+        if name in seen:
+            return ""
+        seen.add(name)
+        path = KERNEL_DIR / name
+        if not path.is_file():
+            raise FileNotFoundError(f"kernel source {name!r} not found in {KERNEL_DIR}")
+        text = path.read_text()
+        return _INCLUDE.sub(lambda m: expand(m.group(1)), text)
+
+    return expand(filename)
+
+
+def instance_list(exprs: Iterable[str]) -> str:
+    """C++ that forces instantiation of every name expression (for offline compiles)."""
+    body = ",\n".join(f"  (const void*)&{e}" for e in exprs)
+    return f"\n// instantiations (hipfer dump-kernels)\nconst void* hf_instances[] = {{\n{body}\n}};\n"
+
+
+# Modules of hipfer.kernels that list instantiations via instances() -> [(group, file, [exprs])]
+INSTANCE_MODULES = ("elementwise", "reduction", "indexing", "rng", "gemm", "sort")
+
+
+def all_instances() -> List[Tuple[str, str, List[str]]]:
+    """Every kernel group the package can generate: (group name, source file, exprs)."""
+    groups = []
+    for mod in INSTANCE_MODULES:
+        try:
+            m = importlib.import_module(f"{__name__}.{mod}")
+        except ModuleNotFoundError as e:
+            if e.name == f"{__name__}.{mod}":
+                continue
+            raise
+        groups.extend(m.instances())
+    names = [g[0] for g in groups]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise RuntimeError(f"duplicate kernel group names: {sorted(dup)}")
+    return groups
+
+
+def dump(outdir, only: str = "") -> List[Path]:
+    """Write one self-contained .hip file per kernel group into outdir; returns the paths.
+    ``only``: keep groups whose name contains this substring."""
+    out = Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for group, file, exprs in all_instances():
+        if only and only not in group:
+            continue
+        p = out / f"{group}.hip"
+        p.write_text(f"// hipfer kernel group {group}: {file}, {len(exprs)} instantiation(s)\n"
+                     + module_source(file) + instance_list(exprs))
+        paths.append(p)
+    return paths

@@ -1,0 +1,138 @@
+// common.cuh -- what every hipfer kernel source starts with.
+// One source for HIP (hipcc / hiprtc) and CUDA (nvcc / NVRTC): see the portability
+// rules in DESIGN.md. Sources are inlined by hipfer.kernels.module_source(), so only
+// include our own headers with #include "name.cuh".
+// (inlined once by hipfer.kernels.module_source: no include guard needed)
+
+#if defined(__HIP__) || defined(__HIPCC__) || defined(__HIPCC_RTC__)
+#  define HF_HIP 1
+#else
+#  define HF_HIP 0
+#endif
+// Offline hipcc needs the runtime header; hiprtc and NVRTC provide the builtins.
+#if HF_HIP && !defined(__HIPCC_RTC__)
+#  include <hip/hip_runtime.h>
+#endif
+
+// Warp size is a run-time value (64 on CDNA, 32 on RDNA and NVIDIA): never an array
+// bound. Per-warp scratch is sized for the smallest warp.
+#define HF_MAX_WARPS_PER_BLOCK 32
+#if HF_HIP
+#  define HF_SHFL_DOWN(v, d)  __shfl_down((v), (d))
+#  define HF_SHFL_XOR(v, m)   __shfl_xor((v), (m))
+#  define HF_BALLOT(pred)     ((unsigned long long)__ballot(pred))
+#else
+#  define HF_SHFL_DOWN(v, d)  __shfl_down_sync(0xffffffffu, (v), (d))
+#  define HF_SHFL_XOR(v, m)   __shfl_xor_sync(0xffffffffu, (v), (m))
+#  define HF_BALLOT(pred)     ((unsigned long long)__ballot_sync(0xffffffffu, (pred)))
+#endif
+
+// Dynamic shared memory: one raw buffer per translation unit, cast by the user.
+#define HF_DYN_SHARED(T, name) \
+  extern __shared__ __align__(16) unsigned char hf_dyn_smem_[]; \
+  T* name = reinterpret_cast<T*>(hf_dyn_smem_)
+
+// Largest rank of the N-d (strided / broadcast) paths, after merging contiguous axes.
+#define HF_MAX_NDIM 12
+
+namespace hf {
+
+// ---- scalar types: one C++ name per NumPy dtype (hipfer.kernels.CTYPE) ----------
+typedef signed char        i8;
+typedef short              i16;
+typedef int                i32;
+typedef long long          i64;
+typedef unsigned char      u8;
+typedef unsigned short     u16;
+typedef unsigned int       u32;
+typedef unsigned long long u64;
+typedef float              f32;
+typedef double             f64;
+
+// Complex numbers with NumPy's layout (re, im): plain structs, no library types.
+template <class R>
+struct alignas(2 * sizeof(R)) complex {
+  R re, im;
+  __host__ __device__ complex() : re(0), im(0) {}
+  __host__ __device__ complex(R r) : re(r), im(0) {}
+  __host__ __device__ complex(R r, R i) : re(r), im(i) {}
+  template <class S>
+  __host__ __device__ explicit complex(const complex<S>& o) : re((R)o.re), im((R)o.im) {}
+};
+typedef complex<f32> c64;
+typedef complex<f64> c128;
+
+template <class T> struct is_complex { static const bool value = false; };
+template <class R> struct is_complex<complex<R> > { static const bool value = true; };
+template <class T> struct real_of { typedef T type; };
+template <class R> struct real_of<complex<R> > { typedef R type; };
+
+template <class R> __device__ __forceinline__ complex<R> operator+(complex<R> a, complex<R> b) { return complex<R>(a.re + b.re, a.im + b.im); }
+template <class R> __device__ __forceinline__ complex<R> operator-(complex<R> a, complex<R> b) { return complex<R>(a.re - b.re, a.im - b.im); }
+template <class R> __device__ __forceinline__ complex<R> operator-(complex<R> a) { return complex<R>(-a.re, -a.im); }
+template <class R> __device__ __forceinline__ complex<R> operator*(complex<R> a, complex<R> b) {
+  return complex<R>(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
+}
+template <class R> __device__ __forceinline__ complex<R> operator*(R s, complex<R> a) { return complex<R>(s * a.re, s * a.im); }
+template <class R> __device__ __forceinline__ complex<R> operator*(complex<R> a, R s) { return complex<R>(s * a.re, s * a.im); }
+// Division with Smith's scaling (no overflow for large |b|), as NumPy does.
+template <class R> __device__ __forceinline__ complex<R> operator/(complex<R> a, complex<R> b) {
+  R abr = b.re < 0 ? -b.re : b.re, abi = b.im < 0 ? -b.im : b.im;
+  if (abr >= abi) {
+    if (abr == 0 && abi == 0) { R z = abr * abr; return complex<R>(a.re / z, a.im / z); }  // +0, as NumPy's fabs
+    R rat = b.im / b.re, scl = R(1) / (b.re + b.im * rat);
+    return complex<R>((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl);
+  }
+  R rat = b.re / b.im, scl = R(1) / (b.im + b.re * rat);
+  return complex<R>((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl);
+}
+template <class R> __device__ __forceinline__ bool operator==(complex<R> a, complex<R> b) { return a.re == b.re && a.im == b.im; }
+template <class R> __device__ __forceinline__ bool operator!=(complex<R> a, complex<R> b) { return !(a == b); }
+
+template <class T> __device__ __forceinline__ T conj(T a) { return a; }
+template <class R> __device__ __forceinline__ complex<R> conj(complex<R> a) { return complex<R>(a.re, -a.im); }
+
+// Load with the lazy conjugation flag folded in (the flag is uniform per launch).
+template <class T> __device__ __forceinline__ T load(const T* p, long long i, bool cj) {
+  T v = p[i];
+  return cj ? conj(v) : v;
+}
+
+// ---- conversions between any two dtypes (PointwiseCast; NumPy's rules) -----------
+template <class To> struct cast_to {
+  template <class From> __device__ __forceinline__ static To from(From v) { return (To)v; }
+  template <class R> __device__ __forceinline__ static To from(complex<R> v) { return (To)v.re; }
+};
+template <> struct cast_to<bool> {
+  template <class From> __device__ __forceinline__ static bool from(From v) { return v != From(0); }
+  template <class R> __device__ __forceinline__ static bool from(complex<R> v) { return v.re != 0 || v.im != 0; }
+};
+template <class S> struct cast_to<complex<S> > {
+  template <class From> __device__ __forceinline__ static complex<S> from(From v) { return complex<S>((S)v, S(0)); }
+  template <class R> __device__ __forceinline__ static complex<S> from(complex<R> v) { return complex<S>((S)v.re, (S)v.im); }
+};
+template <class To, class From> __device__ __forceinline__ To cast(From v) { return cast_to<To>::from(v); }
+
+// ---- N-d geometry, passed by value (a NumPy structured scalar on the Python side) --
+// Element strides (not bytes) of up to HF_MAX_NDIM axes, C order (last axis fastest).
+struct Shape   { i64 dim[HF_MAX_NDIM]; i32 ndim; };
+struct Strides { i64 s[HF_MAX_NDIM]; };
+
+// Offset of the i-th element (C order over `shape`) in an operand with `st`.
+__device__ __forceinline__ i64 offset_of(i64 i, const Shape& shape, const Strides& st) {
+  i64 off = 0;
+  for (int d = shape.ndim - 1; d >= 0; --d) {
+    i64 n = shape.dim[d];
+    i64 q = i / n;
+    off += (i - q * n) * st.s[d];
+    i = q;
+  }
+  return off;
+}
+
+// Grid-stride loop over [0, n) with 64-bit indices.
+#define HF_GRID_LOOP(i, n) \
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (n); \
+       i += (long long)blockDim.x * gridDim.x)
+
+}  // namespace hf

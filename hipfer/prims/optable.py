@@ -1,0 +1,129 @@
+"""The elementwise op table: one row per op, shared by every backend.
+
+A row names the op once: ``name`` is the NumPy-side reference (``numpy_impl`` in the
+NumPy backend) and the HIP C++ functor ``hf::op_<name>`` in ``kernels/ops.cuh``.
+Adding an elementwise op is one row here plus one device functor there (and, when
+NumPy has no function of that name, one line in ``backends/numpy/elementwise.py``).
+
+Dtype kinds (NumPy's ``dtype.kind``): b bool, i signed int, u unsigned int,
+f real float, c complex.
+
+``result`` says how the output dtype follows from the (common) input dtype:
+  same  -- the input dtype
+  real  -- complex -> its real dtype, real -> unchanged (abs, real, imag)
+  bool  -- bool (comparisons)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+@dataclass(frozen=True)
+class OpRow:
+    name: str      # NumPy name where it exists; C++ functor is hf::op_<name>
+    arity: int
+    kinds: str     # accepted input kinds
+    result: str    # 'same' | 'real' | 'bool'
+    family: str    # which prims family owns it: scalar | analytic | metadata | complex_real
+
+
+def _u(name, kinds, result="same", family="scalar"):
+    return OpRow(name, 1, kinds, result, family)
+
+
+def _b(name, kinds, result="same", family="scalar"):
+    return OpRow(name, 2, kinds, result, family)
+
+
+_NUM = "iufc"
+_REAL = "iuf"
+_FLT = "fc"
+
+
+class UnaryOp(Enum):
+    # ScalarPrims
+    NEG = _u("negative", _NUM)
+    CONJ = _u("conjugate", _NUM)
+    ABS = _u("absolute", _NUM, "real")
+    RECIPROCAL = _u("reciprocal", _FLT)
+    REAL = _u("real", _NUM, "real")
+    IMAG = _u("imag", _NUM, "real")
+    SQUARE = _u("square", _NUM)
+    # AnalyticPrims
+    SQRT = _u("sqrt", _FLT, family="analytic")
+    RSQRT = _u("rsqrt", _FLT, family="analytic")
+    EXP = _u("exp", _FLT, family="analytic")
+    EXPM1 = _u("expm1", _FLT, family="analytic")
+    LOG = _u("log", _FLT, family="analytic")
+    LOG1P = _u("log1p", _FLT, family="analytic")
+    SIN = _u("sin", _FLT, family="analytic")
+    COS = _u("cos", _FLT, family="analytic")
+    TAN = _u("tan", _FLT, family="analytic")
+    TANH = _u("tanh", _FLT, family="analytic")
+    ASIN = _u("arcsin", _FLT, family="analytic")
+    ACOS = _u("arccos", _FLT, family="analytic")
+    ATAN = _u("arctan", _FLT, family="analytic")
+    SINH = _u("sinh", _FLT, family="analytic")
+    COSH = _u("cosh", _FLT, family="analytic")
+    ASINH = _u("arcsinh", _FLT, family="analytic")
+    ACOSH = _u("arccosh", _FLT, family="analytic")
+    ATANH = _u("arctanh", _FLT, family="analytic")
+
+    @property
+    def row(self) -> OpRow:
+        return self.value
+
+
+class BinaryOp(Enum):
+    # ScalarPrims
+    ADD = _b("add", "b" + _NUM)
+    SUB = _b("subtract", _NUM)
+    MUL = _b("multiply", "b" + _NUM)
+    DIV = _b("divide", _FLT)
+    MAXIMUM = _b("maximum", "b" + _REAL)
+    MINIMUM = _b("minimum", "b" + _REAL)
+    CLAMP_MIN = _b("clamp_min", "b" + _REAL)
+    CLAMP_MAX = _b("clamp_max", "b" + _REAL)
+    GREATER = _b("greater", "b" + _REAL, "bool")
+    GREATER_EQUAL = _b("greater_equal", "b" + _REAL, "bool")
+    EQUAL = _b("equal", "b" + _NUM, "bool")
+    NOT_EQUAL = _b("not_equal", "b" + _NUM, "bool")
+    # AnalyticPrims
+    POW = _b("power", _FLT, family="analytic")
+    ATAN2 = _b("arctan2", "f", family="analytic")
+    HYPOT = _b("hypot", "f", family="analytic")
+    XLOGY = _b("xlogy", _FLT, family="analytic")
+    # MetadataPrims only (integer / bool tensors; MetadataBinary also takes
+    # EQUAL, NOT_EQUAL, ADD, SUB, MUL)
+    BITWISE_AND = _b("bitwise_and", "biu", family="metadata")
+
+    @property
+    def row(self) -> OpRow:
+        return self.value
+
+
+class ReduceOp(Enum):
+    """Reductions; ``kinds`` as in OpRow, ``identity`` is the empty-reduction value
+    (None: an empty reduction is an error)."""
+    SUM = ("sum", "b" + _NUM, 0)
+    PROD = ("prod", "b" + _NUM, 1)
+    MEAN = ("mean", _FLT, None)       # empty -> NaN (NumPy), handled by the backends
+    MAX = ("max", "b" + _REAL, None)
+    MIN = ("min", "b" + _REAL, None)
+    VAR = ("var", _FLT, None)
+    STD = ("std", _FLT, None)
+    ALL = ("all", "b" + _NUM, True)
+    ANY = ("any", "b" + _NUM, False)
+
+    @property
+    def cname(self) -> str:
+        return self.value[0]
+
+    @property
+    def kinds(self) -> str:
+        return self.value[1]
+
+    @property
+    def identity(self):
+        return self.value[2]

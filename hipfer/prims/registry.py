@@ -1,0 +1,162 @@
+"""BackendRegistry: device -> backend, GPU discovery, optional contraction libraries.
+
+The NumPy backend always exists. The CuPy backend is imported only when a GPU device is
+asked for, so hipfer imports and runs on the CPU where CuPy is missing or has no driver;
+``gpu_status()`` says why no GPU is usable.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .._device import Device, as_device
+
+
+@dataclass(frozen=True)
+class GpuStatus:
+    usable: bool
+    count: int
+    stack: str            # 'rocm', 'cuda' or ''
+    versions: dict = field(default_factory=dict)
+    reason: str = ""      # why not usable
+
+
+_lock = threading.RLock()
+_status: Optional[GpuStatus] = None
+_backends: dict = {}
+
+
+def gpu_status(refresh: bool = False) -> GpuStatus:
+    """Probe CuPy once: is a GPU usable, how many, which stack, and if not, why."""
+    global _status
+    with _lock:
+        if _status is not None and not refresh:
+            return _status
+        if os.environ.get("HIPFER_DISABLE_GPU"):
+            _status = GpuStatus(False, 0, "", {}, "HIPFER_DISABLE_GPU is set")
+            return _status
+        try:
+            import cupy
+        except Exception as e:  # ImportError, or a broken install raising anything
+            _status = GpuStatus(False, 0, "", {}, f"CuPy is not importable ({type(e).__name__}: {e})")
+            return _status
+        try:
+            rt = cupy.cuda.runtime
+            stack = "rocm" if rt.is_hip else "cuda"
+            versions = {"cupy": cupy.__version__, "runtime": rt.runtimeGetVersion()}
+            try:
+                versions["driver"] = rt.driverGetVersion()
+            except Exception:
+                pass
+            n = rt.getDeviceCount()
+        except Exception as e:
+            _status = GpuStatus(False, 0, "", {"cupy": getattr(cupy, "__version__", "?")},
+                                f"CuPy is installed but no GPU is usable ({type(e).__name__}: {e})")
+            return _status
+        if n == 0:
+            _status = GpuStatus(False, 0, stack, versions, "CuPy sees no GPU device")
+        else:
+            _status = GpuStatus(True, n, stack, versions, "")
+        return _status
+
+
+def get_backend(device=None):
+    """The backend that runs operations on ``device`` (default: the default device)."""
+    from .._device import get_default_device
+    dev = get_default_device() if device is None else as_device(device)
+    be = _backends.get(dev)
+    if be is not None:
+        return be
+    with _lock:
+        be = _backends.get(dev)
+        if be is not None:
+            return be
+        if dev.kind == "cpu":
+            from ..backends.numpy import NumpyBackend
+            be = NumpyBackend()
+        else:
+            st = gpu_status()
+            if not st.usable:
+                raise RuntimeError(f"device {dev} is not available: {st.reason}")
+            if dev.index >= st.count:
+                raise RuntimeError(f"device {dev} is not available: CuPy sees {st.count} GPU(s)")
+            from ..backends.cupy import CupyBackend
+            be = CupyBackend(dev.index)
+        _backends[dev] = be
+        return be
+
+
+def devices() -> list:
+    st = gpu_status()
+    return [Device("cpu")] + [Device("gpu", i) for i in range(st.count if st.usable else 0)]
+
+
+# ---------------------------------------------------------------- contraction libraries
+@dataclass(frozen=True)
+class ContractionLibrary:
+    kind: str        # 'hiptensor' or 'cutensor'
+    path: str
+    version: int     # as the library reports it (0 when it has no version call)
+    handle: object = field(repr=False, compare=False, default=None)
+
+
+_REQUIRED = {
+    # symbols present in every release we bind (hipTENSOR >= 1.0, cuTENSOR >= 2.0)
+    "hiptensor": ("hiptensorCreate", "hiptensorDestroy", "hiptensorContraction"),
+    "cutensor": ("cutensorCreate", "cutensorDestroy", "cutensorContract", "cutensorCreatePlan"),
+}
+_VERSION_FN = {"hiptensor": "hiptensorGetVersion", "cutensor": "cutensorGetVersion"}
+_loaded: dict = {}
+
+
+def _load(kind: str, path) -> ContractionLibrary:
+    p = os.fspath(path)
+    if not os.path.exists(p):
+        raise FileNotFoundError(f"{kind} library not found: {p!r} does not exist")
+    try:
+        lib = ctypes.CDLL(p)
+    except OSError as e:
+        raise OSError(f"could not load {p!r} as the {kind} library: {e}") from None
+    missing = [s for s in _REQUIRED[kind] if not hasattr(lib, s)]
+    if missing:
+        raise ValueError(f"{p!r} is not a {kind} library: it lacks {', '.join(missing)}")
+    version = 0
+    fn = getattr(lib, _VERSION_FN[kind], None)
+    if fn is not None:
+        fn.restype = ctypes.c_size_t
+        fn.argtypes = []
+        version = int(fn())
+    info = ContractionLibrary(kind, p, version, lib)
+    with _lock:
+        _loaded[kind] = info
+    return info
+
+
+def load_hiptensor(path) -> ContractionLibrary:
+    """Open hipTENSOR (libhiptensor.so) from ``path`` for SemiringFastPath.Contract on ROCm."""
+    return _load("hiptensor", path)
+
+
+def load_cutensor(path) -> ContractionLibrary:
+    """Open cuTENSOR (libcutensor.so) from ``path`` for SemiringFastPath.Contract on CUDA."""
+    return _load("cutensor", path)
+
+
+def contraction_library(kind: Optional[str] = None) -> Optional[ContractionLibrary]:
+    """The loaded library of that kind (or any loaded one), else None."""
+    if kind is not None:
+        return _loaded.get(kind)
+    return next(iter(_loaded.values()), None)
+
+
+class BackendRegistry:
+    """Namespace object for the registry functions (``BackendRegistry.get(device)``)."""
+    get = staticmethod(get_backend)
+    devices = staticmethod(devices)
+    gpu_status = staticmethod(gpu_status)
+    load_hiptensor = staticmethod(load_hiptensor)
+    load_cutensor = staticmethod(load_cutensor)
+    contraction_library = staticmethod(contraction_library)
