@@ -1,0 +1,147 @@
+"""Shared pieces of the NumPy backend: the handler record, conj folding, alpha/beta
+scaling and mode-label helpers."""
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+NUMERIC_KINDS = "biufc"
+
+
+def numeric(desc, dtypes) -> bool:
+    """The NumPy backend runs every descriptor infer accepts, on numeric dtypes."""
+    if dtypes is None:
+        return True
+    return all(np.dtype(t).kind in NUMERIC_KINDS for t in dtypes)
+
+
+@dataclass(frozen=True)
+class Handler:
+    """One descriptor type's implementation: ``make(desc, dtypes, shapes, outs, strides,
+    conj) -> run(inputs, out, **params)`` and the ``supports`` predicate."""
+    make: Callable
+    supports: Callable = numeric
+
+
+def conj_flags(dtypes, conj) -> tuple:
+    """The conj flags that matter: only complex inputs can be read conjugated."""
+    return tuple(bool(c) and dt.kind == "c" for c, dt in zip(conj, dtypes))
+
+
+def conj_loader(dtypes, conj) -> Callable:
+    """inputs -> inputs with flagged complex operands conjugated (identity when none)."""
+    flags = conj_flags(dtypes, conj)
+    if not any(flags):
+        return tuple
+    return lambda xs: tuple(np.conjugate(x) if f else x for x, f in zip(xs, flags))
+
+
+def as_dtype(value, dt: np.dtype):
+    """A scalar in dtype dt (unsafe cast, as a kernel taking a T parameter would do)."""
+    try:
+        return dt.type(value)
+    except (OverflowError, TypeError, ValueError):  # e.g. -1 as uint8: wrap like astype
+        return np.asarray(value).astype(dt)[()]
+
+
+def quiet(dtypes) -> bool:
+    """Integer and bool arithmetic never raises floating-point flags, so it can skip
+    the (comparatively costly) np.errstate guard."""
+    return all(t.kind in "biu" for t in dtypes)
+
+
+def combine(out, res, alpha, beta) -> None:
+    """out = alpha * res + beta * out, with alpha/beta in out's dtype; beta == 0 never
+    reads out."""
+    dt = out.dtype
+    if beta == 0:
+        if alpha == 1:
+            np.copyto(out, res)
+        else:
+            np.multiply(res, as_dtype(alpha, dt), out=out)
+        return
+    if beta != 1:
+        np.multiply(out, as_dtype(beta, dt), out=out)
+    if alpha != 1:
+        res = np.multiply(res, as_dtype(alpha, dt))
+    np.add(out, res, out=out)
+
+
+def scaled(compute: Callable, out_dtype: np.dtype) -> Callable:
+    """run(inputs, out, alpha=1, beta=0) for a standard-semiring op whose
+    ``compute(inputs, out)`` writes op(inputs) into out."""
+    def run(inputs, out, alpha=1, beta=0):
+        if out.size == 0:
+            return
+        with np.errstate(all="ignore"):
+            if alpha == 1 and beta == 0:
+                compute(inputs, out)
+                return
+            tmp = np.empty(out.shape, out_dtype)
+            compute(inputs, tmp)
+            combine(out, tmp, alpha, beta)
+    return run
+
+
+def tropical_scaled(compute: Callable, out_dtype: np.dtype, semiring) -> Callable:
+    """run(inputs, out, alpha=1, beta=0) for a tropical semiring: alpha must be 1, beta 0
+    (out = result) or 1 (out = out (+) result, the semiring's sum)."""
+    add = np.maximum if semiring.add == "max" else np.minimum
+
+    def run(inputs, out, alpha=1, beta=0):
+        check_tropical_scale(semiring, alpha, beta)
+        if out.size == 0:
+            return
+        with np.errstate(all="ignore"):
+            if beta == 0:
+                compute(inputs, out)
+                return
+            tmp = np.empty(out.shape, out_dtype)
+            compute(inputs, tmp)
+            add(out, tmp, out=out)
+    return run
+
+
+def check_tropical_scale(semiring, alpha, beta) -> None:
+    if alpha != 1 or beta not in (0, 1):
+        raise ValueError(f"{semiring.name} semiring: alpha must be 1 and beta 0 or 1, "
+                         f"got alpha={alpha!r}, beta={beta!r}")
+
+
+def semiring_zero(semiring, dt: np.dtype):
+    """The semiring's additive identity in dtype dt (integers: the dtype's min / max
+    stand in for -inf / +inf)."""
+    z = semiring.zero
+    if dt.kind in "iu" and z in (np.inf, -np.inf):
+        info = np.iinfo(dt)
+        z = info.min if z < 0 else info.max
+    return dt.type(z)
+
+
+def letters(*mode_lists) -> list:
+    """Map hashable mode labels to einsum letters, consistently across the lists."""
+    table: dict = {}
+    pool = string.ascii_letters
+    out = []
+    for modes in mode_lists:
+        s = []
+        for m in modes:
+            if m not in table:
+                if len(table) == len(pool):
+                    raise ValueError(f"more than {len(pool)} distinct mode labels")
+                table[m] = pool[len(table)]
+            s.append(table[m])
+        out.append("".join(s))
+    return out
+
+
+def reduce_layout(modes_a, modes_c):
+    """(reduced axes of a, permutation taking out (modes_c order) to the kept axes in
+    modes_a order) -- reduce with ``out=out.transpose(perm)``."""
+    axes = tuple(i for i, m in enumerate(modes_a) if m not in modes_c)
+    kept = [m for m in modes_a if m in modes_c]
+    perm = tuple(modes_c.index(m) for m in kept)
+    return axes, perm

@@ -1,0 +1,203 @@
+"""Elementwise prims on NumPy: unary/binary ops from the op table, where, casts,
+generators and the scaled copies.
+
+An op row's ``name`` is the NumPy function (``getattr(np, name)``); ``_EXTRAS`` holds
+the few NumPy lacks. Every implementation is called as ``fn(*inputs, out=out)`` and
+writes into ``out``, which may be any strided view of the output shape.
+"""
+from __future__ import annotations
+
+from functools import reduce
+from operator import mul
+
+import numpy as np
+
+from ...prims import descriptors as d
+from ...prims.optable import BinaryOp
+from ._common import (NUMERIC_KINDS, Handler, as_dtype, conj_flags, conj_loader, numeric,
+                      quiet, scaled, tropical_scaled)
+
+
+# ------------------------------------------------------------- the NumPy extras
+def _rsqrt(x, out):
+    np.sqrt(x, out=out)
+    np.divide(1, out, out=out)
+
+
+def _real(x, out):
+    np.copyto(out, x.real)
+
+
+def _imag(x, out):
+    if x.dtype.kind == "c":
+        np.copyto(out, x.imag)
+    else:
+        out[...] = 0
+
+
+def _clamp_min(x, lo, out):
+    if x.dtype.kind in "biu":
+        np.maximum(x, lo, out=out)
+    else:  # (x < lo) ? lo : x -- NaN in x passes through, a NaN bound is ignored
+        np.copyto(out, np.where(x < lo, lo, x))
+
+
+def _clamp_max(x, hi, out):
+    if x.dtype.kind in "biu":
+        np.minimum(x, hi, out=out)
+    else:
+        np.copyto(out, np.where(x > hi, hi, x))
+
+
+def _xlogy(x, y, out):
+    # PyTorch's rule: 0 where x == 0 unless y is NaN (y == y is False only for NaN)
+    zero = (x == 0) & (y == y)
+    np.multiply(x, np.log(y), out=out)
+    np.copyto(out, 0, where=zero)
+
+
+_EXTRAS = {
+    "rsqrt": _rsqrt, "real": _real, "imag": _imag,
+    "clamp_min": _clamp_min, "clamp_max": _clamp_max, "xlogy": _xlogy,
+}
+# NumPy refuses bool subtraction; C++ bool arithmetic gives a - b == (a != b)
+_BOOL_EXTRAS = {"subtract": np.not_equal}
+
+
+def numpy_impl(name: str, dt: np.dtype):
+    """The function computing op ``name`` on dtype dt, called as fn(*xs, out=out)."""
+    if dt.kind == "b" and name in _BOOL_EXTRAS:
+        return _BOOL_EXTRAS[name]
+    fn = _EXTRAS.get(name)
+    return fn if fn is not None else getattr(np, name)
+
+
+def _apply(fn, dtypes, conj):
+    """run(inputs, out) calling fn with flagged complex inputs conjugated."""
+    if quiet(dtypes):
+        def run_quiet(inputs, out):
+            fn(*inputs, out=out)
+        return run_quiet
+    if not any(conj_flags(dtypes, conj)):
+        def run(inputs, out):
+            with np.errstate(all="ignore"):
+                fn(*inputs, out=out)
+        return run
+    load = conj_loader(dtypes, conj)
+
+    def run_conj(inputs, out):
+        with np.errstate(all="ignore"):
+            fn(*load(inputs), out=out)
+    return run_conj
+
+
+# ------------------------------------------------------------------ handlers
+def _make_op(desc, dtypes, shapes, outs, strides, conj):
+    return _apply(numpy_impl(desc.op.row.name, dtypes[0]), dtypes, conj)
+
+
+def _where(cond, a, b, out):
+    np.copyto(out, np.where(cond, a, b))
+
+
+def _make_where(desc, dtypes, shapes, outs, strides, conj):
+    return _apply(_where, dtypes, conj)
+
+
+def _make_complex_scale(desc, dtypes, shapes, outs, strides, conj):
+    flip = conj_flags(dtypes, conj)[0]
+
+    def run(inputs, out):
+        with np.errstate(all="ignore"):
+            np.multiply(inputs[0], inputs[1], out=out)
+            if flip:  # conj(a) * s == conj(a * s) for real s
+                np.conjugate(out, out=out)
+    return run
+
+
+def _make_cast(desc, dtypes, shapes, outs, strides, conj):
+    src, dst = dtypes[0], desc.dtype
+    flip = conj_flags(dtypes, conj)[0]
+    if dst.kind == "b":  # anything -> bool is != 0 (conj cannot change that)
+        def cast(x, out):
+            np.not_equal(x, 0, out=out)
+    elif src.kind == "c" and dst.kind != "c":  # complex -> real drops the imaginary part
+        def cast(x, out):
+            np.copyto(out, x.real, casting="unsafe")
+    elif flip:
+        def cast(x, out):
+            np.copyto(out, x, casting="unsafe")
+            np.conjugate(out, out=out)
+    else:
+        def cast(x, out):
+            np.copyto(out, x, casting="unsafe")
+
+    def run(inputs, out):
+        with np.errstate(all="ignore"):
+            cast(inputs[0], out)
+    return run
+
+
+def _make_generate(desc, dtypes, shapes, outs, strides, conj):
+    dt, shape = dtypes[0], shapes[0]
+    n = reduce(mul, shape, 1)
+    if desc.kind is d.GenerateKind.CONSTANT:
+        def constant(inputs, out, value=0):
+            out[...] = as_dtype(value, dt)
+        return constant
+    # iota: start + i * step computed in the output dtype (ints wrap); bool via int64
+    work = np.dtype(np.int64) if dt.kind == "b" else dt
+
+    def iota(inputs, out, start=0, step=1):
+        if n == 0:
+            return
+        idx = np.arange(n, dtype=np.int64 if work.kind in "iu" else work).astype(work, copy=False)
+        with np.errstate(all="ignore"):
+            idx *= as_dtype(step, work)
+            idx += as_dtype(start, work)
+        out[...] = idx.reshape(shape)
+    return iota
+
+
+def _make_contiguous(desc, dtypes, shapes, outs, strides, conj):
+    if conj_flags(dtypes, conj)[0]:
+        def compute(inputs, out):
+            np.conjugate(inputs[0], out=out)
+    else:
+        def compute(inputs, out):
+            np.copyto(out, inputs[0])
+    return scaled(compute, outs[0][1])
+
+
+_SEMIRING_FN = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
+
+
+def _make_elementwise_binary(desc, dtypes, shapes, outs, strides, conj):
+    sr = desc.semiring
+    fn = _SEMIRING_FN[sr.add if desc.op is BinaryOp.ADD else sr.mul]
+    load = conj_loader(dtypes, conj)
+
+    def compute(inputs, out):
+        fn(*load(inputs), out=out)
+    if sr.is_tropical:
+        return tropical_scaled(compute, outs[0][1], sr)
+    return scaled(compute, outs[0][1])
+
+
+def _cast_supported(desc, dtypes) -> bool:
+    return desc.dtype.kind in NUMERIC_KINDS and numeric(desc, dtypes)
+
+
+_OP = Handler(_make_op)
+_WHERE = Handler(_make_where)
+
+HANDLERS = {
+    d.ScalarUnary: _OP, d.AnalyticUnary: _OP, d.ComplexRealUnary: _OP,
+    d.ScalarBinary: _OP, d.AnalyticBinary: _OP, d.MetadataBinary: _OP,
+    d.ScalarWhere: _WHERE, d.MetadataWhere: _WHERE, d.MaskWhere: _WHERE,
+    d.Generate: Handler(_make_generate),
+    d.PointwiseCast: Handler(_make_cast, _cast_supported),
+    d.ComplexScale: Handler(_make_complex_scale),
+    d.MakeContiguous: Handler(_make_contiguous),
+    d.ElementwiseBinary: Handler(_make_elementwise_binary),
+}

@@ -1,0 +1,151 @@
+"""Indexing prims on NumPy: IndexSelect, Gather, Scatter, IndexPut.
+
+Valid indices are [-n, n) (negatives wrap once); anything else raises
+IndexError("index 7 is out of bounds for axis 1 with size 5"). Repeated destinations
+resolve deterministically in C order of the index: plain writes keep the last one,
+accumulation adds in that order (``np.add.at`` is unbuffered and ordered).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...prims import descriptors as d
+from ._common import Handler, conj_flags, conj_loader
+
+
+def _out_of_bounds(value, axis, n) -> IndexError:
+    return IndexError(f"index {int(value)} is out of bounds for axis {axis} with size {n}")
+
+
+def _check_uint64(idx, axis, n):
+    """NumPy casts uint64 indices to intp, so huge ones would wrap to valid negatives."""
+    if idx.dtype == np.uint64 and idx.size:
+        bad = idx >= n
+        if bad.any():
+            raise _out_of_bounds(idx[bad][0], axis, n)
+
+
+def checked_index(idx, axis, n) -> np.ndarray:
+    """idx as intp in [0, n), or IndexError naming the first bad entry (C order)."""
+    if idx.dtype.kind == "u":
+        bad = idx >= n
+    else:
+        bad = (idx < -n) | (idx >= n)
+    if bad.any():
+        raise _out_of_bounds(idx[bad][0], axis, n)
+    idx = idx.astype(np.intp, copy=False)
+    if idx.dtype.kind == "i" and idx.size:
+        idx = np.where(idx < 0, idx + n, idx)
+    return idx
+
+
+def _last_writes(flat_dest) -> np.ndarray:
+    """Positions (into flat_dest) of the last occurrence of each destination. NumPy makes
+    no promise about which of several advanced-index writes to one place wins, so
+    plain scatters write each destination once."""
+    _, first_from_end = np.unique(flat_dest[::-1], return_index=True)
+    return flat_dest.size - 1 - first_from_end
+
+
+def _conj_out(flip):
+    """Gathers commute with conjugation: fix the output up in place."""
+    return (lambda out: np.conjugate(out, out=out)) if flip else (lambda out: None)
+
+
+# ------------------------------------------------------------------- gathers
+def _make_index_select(desc, dtypes, shapes, outs, strides, conj):
+    axis = desc.axis % len(shapes[0])
+    n = shapes[0][axis]
+    fix = _conj_out(conj_flags(dtypes, conj)[0])
+
+    def run(inputs, out):
+        if out.size == 0:
+            return
+        a, idx = inputs
+        _check_uint64(idx, axis, n)
+        np.take(a, idx, axis=axis, out=out)
+        fix(out)
+    return run
+
+
+def _make_gather(desc, dtypes, shapes, outs, strides, conj):
+    axis = desc.axis % len(shapes[0])
+    n = shapes[0][axis]
+    # torch.gather: the index may be smaller than a on the other axes
+    window = tuple(slice(None) if k == axis else slice(0, s) for k, s in enumerate(shapes[1]))
+    fix = _conj_out(conj_flags(dtypes, conj)[0])
+
+    def run(inputs, out):
+        if out.size == 0:
+            return
+        a, idx = inputs
+        _check_uint64(idx, axis, n)
+        np.copyto(out, np.take_along_axis(a[window], idx, axis))
+        fix(out)
+    return run
+
+
+# ------------------------------------------------------------------ scatters
+def _make_scatter(desc, dtypes, shapes, outs, strides, conj):
+    a_shape, ix_shape = shapes[0], shapes[1]
+    axis = desc.axis % len(a_shape)
+    window = tuple(slice(0, s) for s in ix_shape)
+    # the other axes of the destination are the index's own coordinates
+    grids = [np.arange(s).reshape((-1,) + (1,) * (len(ix_shape) - k - 1)) if k != axis else None
+             for k, s in enumerate(ix_shape)]
+    load = conj_loader(dtypes, conj)
+    accumulate = desc.reduce == "add"
+
+    def run(inputs, out):
+        if out.size == 0:
+            return
+        a, index, src = load(inputs)
+        if out is not a:
+            np.copyto(out, a)
+        if index.size == 0:
+            return
+        idx = checked_index(index, axis, a_shape[axis])
+        dest = tuple(idx if g is None else g for g in grids)
+        src = src[window]
+        if accumulate:
+            np.add.at(out, dest, src)
+            return
+        flat = np.ravel_multi_index(np.broadcast_arrays(*dest), a_shape).ravel()
+        keep = _last_writes(flat)
+        out[np.unravel_index(flat[keep], a_shape)] = src.reshape(-1)[keep]
+    return run
+
+
+def _make_index_put(desc, dtypes, shapes, outs, strides, conj):
+    a_shape = shapes[0]
+    k = len(shapes) - 2
+    lead, rest = a_shape[:k], a_shape[k:]
+    load = conj_loader(dtypes, conj)
+    accumulate = desc.accumulate
+
+    def run(inputs, out):
+        if out.size == 0:
+            return
+        a, *indices, values = load(inputs)
+        if out is not a:
+            np.copyto(out, a)
+        idx = tuple(checked_index(ix, j, lead[j]) for j, ix in enumerate(indices))
+        idx = np.broadcast_arrays(*idx)
+        if idx[0].size == 0:
+            return
+        if accumulate:
+            np.add.at(out, tuple(idx), values)
+            return
+        flat = np.ravel_multi_index(idx, lead).ravel()
+        keep = _last_writes(flat)
+        vals = np.broadcast_to(values, idx[0].shape + rest).reshape((-1,) + rest)
+        out[np.unravel_index(flat[keep], lead)] = vals[keep]
+    return run
+
+
+HANDLERS = {
+    d.IndexSelect: Handler(_make_index_select),
+    d.Gather: Handler(_make_gather),
+    d.Scatter: Handler(_make_scatter),
+    d.IndexPut: Handler(_make_index_put),
+}

@@ -1,0 +1,32 @@
+"""Counter-based random numbers on NumPy: exactly hipfer.prims.counter_rng.
+
+execute(plan, (), out, seed=..., offset=...): element i of out (C order) is the number of
+counter offset + i, so every backend draws the same stream.
+"""
+from __future__ import annotations
+
+from math import prod
+
+from ...prims import counter_rng
+from ...prims import descriptors as d
+from ._common import Handler
+
+
+def _filler(draw):
+    def make(desc, dtypes, shapes, outs, strides, conj):
+        dt, shape = dtypes[0], shapes[0]
+        n = prod(shape)
+
+        def run(inputs, out, seed=0, offset=0):
+            if n:
+                out[...] = draw(desc, int(seed), int(offset), n, dt).reshape(shape)
+        return run
+    return Handler(make)
+
+
+HANDLERS = {
+    d.Uniform: _filler(lambda desc, s, o, n, dt: counter_rng.uniform(s, o, n, dt)),
+    d.Normal: _filler(lambda desc, s, o, n, dt: counter_rng.normal(s, o, n, dt)),
+    d.Integer: _filler(lambda desc, s, o, n, dt: counter_rng.integer(s, o, n, desc.low,
+                                                                     desc.high, dt)),
+}
