@@ -1,0 +1,177 @@
+"""Creating tensors: asarray and the filled constructors (Generate on the device)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import _dtypes, _ops
+from ._device import as_device, get_default_device
+from ._tensor import Tensor, _device_of_data, _is_cupy
+from .prims import descriptors as d
+from .prims.registry import get_backend
+
+
+def _dev(device):
+    return get_default_device() if device is None else as_device(device)
+
+
+def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Tensor:
+    """A Tensor from a Tensor, NumPy/CuPy array, Python scalar or nested sequence.
+
+    copy=None copies only when needed; copy=False raises if a copy would be needed;
+    copy=True always copies.
+    """
+    dt = None if dtype is None else _dtypes.as_dtype(dtype)
+    if isinstance(obj, Tensor):
+        x = obj
+        dev = x.device if device is None else as_device(device)
+        if copy is False and (dev != x.device or (dt is not None and dt != x.dtype)):
+            raise ValueError("asarray(copy=False): a copy is needed (device or dtype change)")
+        if dev != x.device:
+            x = x.to_device(dev)
+            copied = True
+        else:
+            copied = False
+        if dt is not None and dt != x.dtype:
+            from ._elementwise import astype
+            return astype(x, dt)
+        if copy and not copied:
+            return Tensor(_ops.run(d.MakeContiguous(), [x]))
+        return x
+    if _is_cupy(obj):
+        src_dev = _device_of_data(obj)
+        dev = src_dev if device is None else as_device(device)
+        return asarray(Tensor(obj), dtype=dt, device=dev, copy=copy)
+    dev = _dev(device)
+    if isinstance(obj, np.ndarray) or hasattr(obj, "__array__") or hasattr(obj, "__dlpack__"):
+        host = np.asarray(obj)
+    else:
+        host = _from_python(obj)
+    if host.dtype.kind in "OUSVMm":
+        raise TypeError(f"cannot make a tensor from {type(obj).__name__} of dtype {host.dtype}")
+    if dt is None:
+        dt = _dtypes.as_dtype(host.dtype)
+    if dev.kind == "cpu":
+        shares = isinstance(obj, np.ndarray) and obj.dtype == dt
+        if copy is False and not shares:
+            raise ValueError("asarray(copy=False): a copy is needed (dtype change or Python data)")
+        if copy or host.dtype != dt:
+            host = host.astype(dt, copy=True)
+        return Tensor(host)
+    if copy is False:
+        raise ValueError(f"asarray(copy=False): moving host data to {dev} needs a copy")
+    return Tensor(get_backend(dev).asarray(np.ascontiguousarray(host, dtype=dt)))
+
+
+def _from_python(obj) -> np.ndarray:
+    """Python scalars and nested sequences; default dtypes int64 / float64 / complex128."""
+    if isinstance(obj, (list, tuple)) and any(isinstance(v, Tensor) for v in _flat(obj)):
+        obj = _replace_tensors(obj)
+    a = np.asarray(obj)
+    if a.dtype.kind == "i":
+        a = a.astype(np.int64)
+    return a
+
+
+def _flat(obj):
+    if isinstance(obj, (list, tuple)):
+        for v in obj:
+            yield from _flat(v)
+    else:
+        yield obj
+
+
+def _replace_tensors(obj):
+    if isinstance(obj, (list, tuple)):
+        return [_replace_tensors(v) for v in obj]
+    if isinstance(obj, Tensor):
+        return obj._host()
+    return obj
+
+
+def _norm_shape(shape) -> tuple:
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    shape = tuple(int(n) for n in shape)
+    if any(n < 0 for n in shape):
+        raise ValueError(f"negative dimensions are not allowed: {shape}")
+    return shape
+
+
+def empty(shape, *, dtype=None, device=None) -> Tensor:
+    dt = _dtypes.default_float if dtype is None else _dtypes.as_dtype(dtype)
+    return Tensor(get_backend(_dev(device)).empty(_norm_shape(shape), dt))
+
+
+def full(shape, fill_value, *, dtype=None, device=None) -> Tensor:
+    if isinstance(fill_value, Tensor):
+        if fill_value.ndim != 0:
+            raise ValueError("full(): fill_value must be a scalar or a 0-d tensor")
+        if dtype is None:
+            dtype = fill_value.dtype
+        fill_value = fill_value._host()[()].item()
+    if dtype is None:
+        if isinstance(fill_value, bool):
+            dtype = _dtypes.bool
+        elif isinstance(fill_value, int):
+            dtype = _dtypes.default_int
+        elif isinstance(fill_value, float):
+            dtype = _dtypes.default_float
+        elif isinstance(fill_value, complex):
+            dtype = _dtypes.default_complex
+        else:
+            dtype = np.asarray(fill_value).dtype
+    dt = _dtypes.as_dtype(dtype)
+    if dt.kind != "c" and isinstance(fill_value, complex):
+        raise TypeError(f"full(): complex fill value for dtype {dt}")
+    out = _ops.generate(d.Generate(d.GenerateKind.CONSTANT), _norm_shape(shape), dt,
+                        _dev(device), value=fill_value)
+    return Tensor(out)
+
+
+def zeros(shape, *, dtype=None, device=None) -> Tensor:
+    return full(shape, 0, dtype=dtype or _dtypes.default_float, device=device)
+
+
+def ones(shape, *, dtype=None, device=None) -> Tensor:
+    return full(shape, 1, dtype=dtype or _dtypes.default_float, device=device)
+
+
+def _like(x, dtype, device):
+    return (x.dtype if dtype is None else dtype), (x.device if device is None else device)
+
+
+def empty_like(x: Tensor, /, *, dtype=None, device=None) -> Tensor:
+    dt, dev = _like(x, dtype, device)
+    return empty(x.shape, dtype=dt, device=dev)
+
+
+def zeros_like(x: Tensor, /, *, dtype=None, device=None) -> Tensor:
+    dt, dev = _like(x, dtype, device)
+    return zeros(x.shape, dtype=dt, device=dev)
+
+
+def ones_like(x: Tensor, /, *, dtype=None, device=None) -> Tensor:
+    dt, dev = _like(x, dtype, device)
+    return ones(x.shape, dtype=dt, device=dev)
+
+
+def full_like(x: Tensor, /, fill_value, *, dtype=None, device=None) -> Tensor:
+    dt, dev = _like(x, dtype, device)
+    return full(x.shape, fill_value, dtype=dt, device=dev)
+
+
+def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Tensor:
+    if stop is None:
+        start, stop = 0, start
+    if step == 0:
+        raise ValueError("arange(): step must not be zero")
+    if dtype is None:
+        dtype = _dtypes.default_int if all(isinstance(v, int) for v in (start, stop, step)) \
+            else _dtypes.default_float
+    dt = _dtypes.as_dtype(dtype)
+    n = max(0, math.ceil((stop - start) / step))
+    out = _ops.generate(d.Generate(d.GenerateKind.IOTA), (n,), dt, _dev(device),
+                        start=start, step=step)
+    return Tensor(out)

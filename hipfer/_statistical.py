@@ -1,0 +1,108 @@
+"""Reductions: sum, prod, max, min, mean, var, std, all, any over axes.
+
+Axes become mode labels: modes_a names every axis, modes_c the kept ones.
+Integers and bools reduce through MetadataReduce, floats and complex through
+ScalarReduce / AnalyticReduce.
+"""
+from __future__ import annotations
+
+import builtins
+
+from . import _dtypes, _ops
+from ._tensor import Tensor
+from .prims import descriptors as d
+from .prims.optable import ReduceOp
+
+
+def _axes(axis, ndim) -> tuple:
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    out = []
+    for a in axes:
+        if not -ndim <= a < builtins.max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
+            raise IndexError(f"axis {a} is out of range for a {ndim}-d tensor")
+        out.append(a % builtins.max(ndim, 1))
+    if len(set(out)) != len(out):
+        raise ValueError(f"repeated axis in {axis}")
+    return tuple(sorted(out)) if ndim else ()
+
+
+def _reduce(x: Tensor, desc_cls, op, axis, keepdims, **extra) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"expected a hipfer Tensor, got {type(x).__name__}")
+    axes = _axes(axis, x.ndim)
+    modes_a = tuple(range(x.ndim))
+    modes_c = tuple(i for i in modes_a if i not in axes)
+    out = Tensor(_ops.run(desc_cls(op, modes_a, modes_c, **extra), [x]))
+    if keepdims:
+        out = out.reshape(tuple(1 if i in axes else n for i, n in enumerate(x.shape)))
+    return out
+
+
+def _accumulate_dtype(x, dtype):
+    if dtype is not None:
+        return _dtypes.as_dtype(dtype)
+    if x.dtype.kind in "bi":
+        return _dtypes.int64
+    if x.dtype.kind == "u":
+        return _dtypes.uint64
+    return x.dtype
+
+
+def _sum_like(op):
+    def fn(x, /, *, axis=None, dtype=None, keepdims=False):
+        from ._elementwise import _astype
+        dt = _accumulate_dtype(x, dtype)
+        x = _astype(x, dt)
+        cls = d.MetadataReduce if dt.kind in "biu" else d.ScalarReduce
+        return _reduce(x, cls, op, axis, keepdims)
+    return fn
+
+
+sum = _sum_like(ReduceOp.SUM)  # noqa: A001 - the standard's name
+prod = _sum_like(ReduceOp.PROD)
+
+
+def _extreme(op):
+    def fn(x, /, *, axis=None, keepdims=False):
+        if x.dtype.kind == "c":
+            raise TypeError(f"{op.cname}() is not defined for complex tensors")
+        cls = d.MetadataReduce if x.dtype.kind in "biu" else d.ScalarReduce
+        return _reduce(x, cls, op, axis, keepdims)
+    return fn
+
+
+max = _extreme(ReduceOp.MAX)  # noqa: A001
+min = _extreme(ReduceOp.MIN)  # noqa: A001
+
+
+def mean(x, /, *, axis=None, keepdims=False):
+    from ._elementwise import _astype
+    x = _astype(x, _dtypes.float_for(x.dtype))
+    return _reduce(x, d.ScalarReduce, ReduceOp.MEAN, axis, keepdims)
+
+
+def _spread(op):
+    def fn(x, /, *, axis=None, correction=0.0, keepdims=False):
+        from ._elementwise import _astype
+        x = _astype(x, _dtypes.float_for(x.dtype))
+        return _reduce(x, d.AnalyticReduce, op, axis, keepdims, correction=float(correction))
+    return fn
+
+
+var = _spread(ReduceOp.VAR)
+std = _spread(ReduceOp.STD)
+
+
+def _logical(op):
+    def fn(x, /, *, axis=None, keepdims=False):
+        from ._elementwise import not_equal
+        if x.dtype.kind in "fc":
+            x = not_equal(x, 0)
+        return _reduce(x, d.MetadataReduce, op, axis, keepdims)
+    return fn
+
+
+all = _logical(ReduceOp.ALL)  # noqa: A001
+any = _logical(ReduceOp.ANY)  # noqa: A001
