@@ -4,7 +4,6 @@ Default: numpy, plus cupy when CuPy sees a usable GPU. Tests that take the ``be`
 fixture run once per selected backend; ``be.asarray`` / ``be.asnumpy`` move NumPy data
 to and from that backend, ``be.device`` is its hipfer device.
 """
-import os
 
 import numpy as np
 import pytest

@@ -61,7 +61,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Tensor:
         return Tensor(host)
     if copy is False:
         raise ValueError(f"asarray(copy=False): moving host data to {dev} needs a copy")
-    return Tensor(get_backend(dev).asarray(np.ascontiguousarray(host, dtype=dt)))
+    return Tensor(get_backend(dev).asarray(np.asarray(host, dtype=dt, order="C")))
 
 
 def _from_python(obj) -> np.ndarray:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from enum import Enum
 import math
 
+import numpy as np
+
 
 class Semiring(Enum):
     STANDARD = ("standard", "add", "mul", 0.0, 1.0)
@@ -42,3 +44,19 @@ class Semiring(Enum):
     @property
     def is_tropical(self) -> bool:
         return self is not Semiring.STANDARD
+
+    def zero_for(self, dtype):
+        """The semiring's additive identity in dtype (integers: the dtype's min / max
+        stand in for -inf / +inf)."""
+        dt = np.dtype(dtype)
+        z = self.zero
+        if dt.kind in "iu" and math.isinf(z):
+            info = np.iinfo(dt)
+            z = info.min if z < 0 else info.max
+        return dt.type(z)
+
+    def check_scale(self, alpha, beta) -> None:
+        """Tropical semirings take alpha == 1 and beta in {0, 1} (1: out = out (+) result)."""
+        if self.is_tropical and (alpha != 1 or beta not in (0, 1)):
+            raise ValueError(f"{self.name} semiring: alpha must be 1 and beta 0 or 1, "
+                             f"got alpha={alpha!r}, beta={beta!r}")

@@ -92,7 +92,7 @@ def tropical_scaled(compute: Callable, out_dtype: np.dtype, semiring) -> Callabl
     add = np.maximum if semiring.add == "max" else np.minimum
 
     def run(inputs, out, alpha=1, beta=0):
-        check_tropical_scale(semiring, alpha, beta)
+        semiring.check_scale(alpha, beta)
         if out.size == 0:
             return
         with np.errstate(all="ignore"):
@@ -103,22 +103,6 @@ def tropical_scaled(compute: Callable, out_dtype: np.dtype, semiring) -> Callabl
             compute(inputs, tmp)
             add(out, tmp, out=out)
     return run
-
-
-def check_tropical_scale(semiring, alpha, beta) -> None:
-    if alpha != 1 or beta not in (0, 1):
-        raise ValueError(f"{semiring.name} semiring: alpha must be 1 and beta 0 or 1, "
-                         f"got alpha={alpha!r}, beta={beta!r}")
-
-
-def semiring_zero(semiring, dt: np.dtype):
-    """The semiring's additive identity in dtype dt (integers: the dtype's min / max
-    stand in for -inf / +inf)."""
-    z = semiring.zero
-    if dt.kind in "iu" and z in (np.inf, -np.inf):
-        info = np.iinfo(dt)
-        z = info.min if z < 0 else info.max
-    return dt.type(z)
 
 
 def letters(*mode_lists) -> list:

@@ -15,7 +15,7 @@ import numpy as np
 
 from ...prims import descriptors as d
 from ...prims.semiring import Semiring
-from ._common import Handler, conj_flags, scaled, semiring_zero, tropical_scaled
+from ._common import Handler, conj_flags, scaled, tropical_scaled
 
 _BLOCK = 1 << 22  # elements of the broadcast (batch, m, kc, n) temporary
 
@@ -25,7 +25,7 @@ _UFUNC = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimu
 def _tropical_matmul(semiring: Semiring, dt: np.dtype):
     """mm(A, B, out): out = A (x) B over a tropical semiring, A (Ba, m, k), B (Bb, k, n)."""
     add, mul = _UFUNC[semiring.add], _UFUNC[semiring.mul]
-    zero = semiring_zero(semiring, dt)
+    zero = semiring.zero_for(dt)
 
     def mm(A, B, out):
         k = A.shape[2]
@@ -93,7 +93,7 @@ def _operand_prep(modes, shape, groups, reduce_labels, semiring, dt, flip):
     size = dict(zip(modes, shape))
     dims = tuple(prod(size[m] for m in g) for g in groups)
     if semiring.is_tropical:
-        add, zero = _UFUNC[semiring.add], semiring_zero(semiring, dt)
+        add, zero = _UFUNC[semiring.add], semiring.zero_for(dt)
 
         def reduce_(x):
             return add.reduce(x, axis=red, initial=zero)

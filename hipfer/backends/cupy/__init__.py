@@ -1,0 +1,43 @@
+"""The GPU backend: CuPy arrays, the project's own HIP/CUDA RawKernels, hipBLAS/cuBLAS.
+
+Each module exports ``HANDLERS = {DescriptorType: handler}`` (``supports`` / ``make``,
+see hipfer.prims.plan); kernels come from hipfer/kernels.
+"""
+from __future__ import annotations
+
+import cupy
+import numpy as np
+
+from ...prims.plan import Backend, assemble_families
+
+MODULES = ("elementwise", "reduction", "semiring", "indexing", "rng", "sort")
+
+
+class CupyBackend(Backend):
+    name = "cupy"
+    wants_strides = True
+
+    def __init__(self, index: int = 0):
+        super().__init__()
+        self.index = index
+        self.cuda_device = cupy.cuda.Device(index)
+        self.families = assemble_families(__name__, MODULES)
+
+    def execute(self, plan, inputs, out, **params):
+        if cupy.cuda.runtime.getDevice() != self.index:
+            with self.cuda_device:
+                plan.run(inputs, out, **params)
+        else:
+            plan.run(inputs, out, **params)
+        return out
+
+    def empty(self, shape, dtype):
+        with self.cuda_device:
+            return cupy.empty(shape, dtype=dtype)
+
+    def asarray(self, obj, dtype=None):
+        with self.cuda_device:
+            return cupy.asarray(obj, dtype=dtype)
+
+    def to_host(self, arr) -> np.ndarray:
+        return cupy.asnumpy(arr)

@@ -1,0 +1,157 @@
+"""The CuPy kernel engine: compile-once cache, launch geometry, N-d layout helpers and
+the device error flag that turns out-of-range indices into Python IndexErrors.
+
+Every kernel is a template in ``hipfer/kernels/*.cuh`` instantiated by a C++ name
+expression; ``get_kernels(file, exprs)`` compiles them together once per process (CuPy
+also caches the binary on disk) and returns ``cupy.RawKernel`` objects.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Sequence, Tuple
+
+import cupy
+import numpy as np
+
+from ...kernels import module_source
+
+MAX_NDIM = 12  # HF_MAX_NDIM in common.cuh
+OPTIONS = ("-std=c++17",)
+BLOCK = 256
+
+_lock = threading.Lock()
+_kernels: dict = {}
+
+
+def get_kernels(file: str, exprs: Sequence[str]) -> Tuple["cupy.RawKernel", ...]:
+    """Compile (once) the module kernels/<file> with these name expressions."""
+    key = (file, tuple(exprs))
+    ks = _kernels.get(key)
+    if ks is None:
+        with _lock:
+            ks = _kernels.get(key)
+            if ks is None:
+                mod = cupy.RawModule(code=module_source(file), options=OPTIONS,
+                                     name_expressions=list(exprs))
+                try:
+                    ks = tuple(mod.get_function(e) for e in exprs)
+                except cupy.cuda.compiler.CompileException as e:  # pragma: no cover - GPU only
+                    raise RuntimeError(f"compiling {file} for {list(exprs)} failed:\n{e}") from None
+                _kernels[key] = ks
+    return ks
+
+
+def get_kernel(file: str, expr: str) -> "cupy.RawKernel":
+    return get_kernels(file, (expr,))[0]
+
+
+# ----------------------------------------------------------------- device facts
+_props: dict = {}
+
+
+def device_props(index: int) -> dict:
+    p = _props.get(index)
+    if p is None:
+        raw = cupy.cuda.runtime.getDeviceProperties(index)
+        p = {"sm_count": int(raw["multiProcessorCount"]), "warp_size": int(raw["warpSize"]),
+             "name": raw["name"].decode() if isinstance(raw["name"], bytes) else str(raw["name"])}
+        _props[index] = p
+    return p
+
+
+def grid_for(n: int, per_thread: int = 1, block: int = BLOCK, max_waves: int = 32) -> int:
+    """Blocks for n elements at per_thread elements each; grid-stride loops cover the rest."""
+    dev = cupy.cuda.runtime.getDevice()
+    cap = device_props(dev)["sm_count"] * max_waves
+    need = -(-n // (block * per_thread))
+    return max(1, min(need, cap))
+
+
+# --------------------------------------------------------------- N-d geometry
+SHAPE_DTYPE = np.dtype([("dim", "<i8", (MAX_NDIM,)), ("ndim", "<i4")], align=True)
+STRIDES_DTYPE = np.dtype([("s", "<i8", (MAX_NDIM,))], align=True)
+
+
+def shape_arg(shape: Sequence[int]) -> np.void:
+    """hf::Shape by value."""
+    if len(shape) > MAX_NDIM:
+        raise ValueError(f"rank {len(shape)} exceeds the kernels' {MAX_NDIM} (after merging axes)")
+    a = np.zeros((), SHAPE_DTYPE)
+    a["dim"][: len(shape)] = shape
+    a["ndim"] = len(shape)
+    return a[()]
+
+
+def strides_arg(strides: Sequence[int]) -> np.void:
+    """hf::Strides (in elements) by value."""
+    a = np.zeros((), STRIDES_DTYPE)
+    a["s"][: len(strides)] = strides
+    return a[()]
+
+
+def elem_strides(byte_strides: Sequence[int], itemsize: int) -> Tuple[int, ...]:
+    return tuple(s // itemsize for s in byte_strides)
+
+
+def broadcast_strides(shape_in: Sequence[int], strides_in: Sequence[int],
+                      shape_out: Sequence[int]) -> Tuple[int, ...]:
+    """Element strides of an operand broadcast (NumPy rules) to shape_out: 0 on new or size-1 axes."""
+    pad = len(shape_out) - len(shape_in)
+    out = [0] * pad
+    for n, s in zip(shape_in, strides_in):
+        out.append(0 if n == 1 else s)
+    return tuple(out)
+
+
+def collapse(shape: Sequence[int], *strides: Sequence[int]):
+    """Drop size-1 axes and merge neighbours that are contiguous for every operand.
+    Returns (shape, [strides...]) with at least one axis (C order)."""
+    dims = [(n, [s[i] for s in strides]) for i, n in enumerate(shape) if n != 1]
+    if not dims:
+        return (1,), [(0,) * 1 for _ in strides]
+    out_n = [dims[0][0]]
+    out_s = [list(dims[0][1])]
+    for n, ss in dims[1:]:
+        prev_n, prev_s = out_n[-1], out_s[-1]
+        if all(ps == s * n for ps, s in zip(prev_s, ss)):
+            out_n[-1] = prev_n * n
+            out_s[-1] = list(ss)
+        else:
+            out_n.append(n)
+            out_s.append(list(ss))
+    return tuple(out_n), [tuple(s[k] for s in out_s) for k in range(len(strides))]
+
+
+def is_c_contiguous(shape: Sequence[int], strides_elems: Sequence[int]) -> bool:
+    expect = 1
+    for n, s in zip(reversed(shape), reversed(strides_elems)):
+        if n != 1 and s != expect:
+            return False
+        expect *= n
+    return True
+
+
+# ------------------------------------------------------------- the error flag
+class ErrorFlag:
+    """One int64 per device that kernels set (atomicCAS from 0) to 1 + the first bad
+    flat position they met; ``check`` reads it back (a 8-byte sync) and raises."""
+
+    def __init__(self):
+        self.buf = cupy.zeros(1, dtype=np.int64)
+
+    def check(self, make_error):
+        v = int(self.buf.get()[0])
+        if v:
+            self.buf.fill(0)
+            raise make_error(v - 1)
+
+
+_flags: dict = {}
+
+
+def error_flag() -> ErrorFlag:
+    dev = cupy.cuda.runtime.getDevice()
+    f = _flags.get(dev)
+    if f is None:
+        f = _flags[dev] = ErrorFlag()
+    return f

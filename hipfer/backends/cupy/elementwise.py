@@ -1,0 +1,316 @@
+"""Elementwise families on the GPU: one kernel launch per call, kernels of
+kernels/elementwise.cuh named by hipfer.kernels.elementwise.
+
+``make`` does all the work once: broadcasts the input strides to the output shape,
+merges axes, precomputes the launch arguments for a C-contiguous ``out`` and compiles
+the kernel pair (vector / N-d). ``run`` then checks ``out`` (shape, dtype, layout) and
+the pointer alignment and launches: the vector kernel when every operand is contiguous
+and aligned, else the N-d kernel (with out's own strides when out is a strided view).
+
+Plans made without strides (``plan(..., strides=None)``) assume C-contiguous inputs and
+check that at run time.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ...kernels import CTYPE
+from ...kernels import elementwise as ek
+from ...prims import descriptors as d
+from ...prims.infer import real_dtype
+from ...prims.optable import BinaryOp, UnaryOp
+from . import _engine as eng
+
+_GEOM_CACHE = 64  # strided-out layouts remembered per launcher
+
+
+def _c_strides(shape) -> tuple:
+    out, acc = [], 1
+    for n in reversed(shape):
+        out.append(acc)
+        acc *= n
+    return tuple(reversed(out))
+
+
+def _as_scalar(value, dt: np.dtype):
+    """value as a NumPy scalar of dtype dt (unsafe cast, as the NumPy backend does): the
+    exact C++ type of a T kernel parameter."""
+    return np.asarray(value).astype(dt)[()]
+
+
+def _conj_mask(dtypes, conj) -> np.int32:
+    """Bit k set: read input k conjugated (only complex inputs can be)."""
+    return np.int32(sum(1 << k for k, (c, dt) in enumerate(zip(conj, dtypes)) if c and dt.kind == "c"))
+
+
+def _known(dtypes) -> bool:
+    return all(dt in CTYPE for dt in dtypes)
+
+
+class _Launcher:
+    """One elementwise kernel pair (vec may be None) over fixed input layouts and output shape/dtype:
+    ``launcher(inputs, out, *scalars)`` launches once (nothing when the output is empty)."""
+
+    def __init__(self, pair, in_dtypes, in_shapes, in_strides, out_shape, out_dtype):
+        self.out_shape, self.out_dtype = tuple(out_shape), np.dtype(out_dtype)
+        self.n = math.prod(self.out_shape)
+        self.n64 = np.int64(self.n)
+        self.check_inputs = in_strides is None and len(in_dtypes) > 0
+        if in_strides is None:  # C-contiguous inputs (checked in run)
+            in_strides = [tuple(s * dt.itemsize for s in _c_strides(sh)) for sh, dt in zip(in_shapes, in_dtypes)]
+        self.in_es = [eng.broadcast_strides(sh, eng.elem_strides(st, dt.itemsize), self.out_shape)
+                      for sh, st, dt in zip(in_shapes, in_strides, in_dtypes)]
+        if self.n == 0:
+            return
+        kernels = eng.get_kernels(ek.FILE, tuple(e for e in pair if e is not None))
+        self.vec, self.nd = (kernels[0] if pair[0] is not None else None), kernels[-1]
+        sizes = [dt.itemsize for dt in in_dtypes] + [self.out_dtype.itemsize]
+        width = 16 // max(sizes)  # vec_width<...> of elementwise.cuh
+        self.masks = [width * s - 1 for s in sizes]  # each operand's vector-access alignment
+        self.grid_vec = (eng.grid_for(self.n, width),)
+        self.grid_nd = (eng.grid_for(self.n),)
+        self.block = (eng.BLOCK,)
+        shape, strides = eng.collapse(self.out_shape, *self.in_es, _c_strides(self.out_shape))
+        # every operand contiguous with the output's shape: the vector kernel may run
+        self.vec_ok = self.vec is not None and len(shape) == 1 and all(s == (1,) for s in strides)
+        self.geom_c = self._geometry(shape, strides)
+        self.geom_strided: dict = {}
+
+    @staticmethod
+    def _geometry(shape, strides) -> tuple:
+        return (eng.shape_arg(shape),) + tuple(eng.strides_arg(s) for s in strides)
+
+    def _strided_out(self, out) -> tuple:
+        """N-d arguments for an out that is a strided view (remembered per layout)."""
+        key = out.strides
+        g = self.geom_strided.get(key)
+        if g is None:
+            if len(self.geom_strided) >= _GEOM_CACHE:
+                self.geom_strided.clear()
+            os_ = eng.elem_strides(key, self.out_dtype.itemsize)
+            g = self.geom_strided[key] = self._geometry(*eng.collapse(self.out_shape, *self.in_es, os_))
+        return g
+
+    def _bad_out(self, out):
+        return ValueError(f"out has shape {out.shape} and dtype {out.dtype}; the plan writes shape "
+                          f"{self.out_shape} and dtype {self.out_dtype}")
+
+    def __call__(self, inputs: Sequence, out, *scalars) -> None:
+        if out.shape != self.out_shape or out.dtype != self.out_dtype:
+            raise self._bad_out(out)
+        if self.n == 0:
+            return
+        if self.check_inputs and not all(a.flags.c_contiguous for a in inputs):
+            raise ValueError("this plan was made without strides, for C-contiguous inputs; "
+                             "plan with strides=tuple(a.strides for a in inputs)")
+        if out.flags.c_contiguous:
+            if self.vec_ok and not (out.data.ptr & self.masks[-1]
+                                    or any(a.data.ptr & m for a, m in zip(inputs, self.masks))):
+                self.vec(self.grid_vec, self.block, (*inputs, out, self.n64, *scalars))
+            else:
+                self.nd(self.grid_nd, self.block, (*inputs, out, self.n64, *self.geom_c, *scalars))
+        else:
+            self.nd(self.grid_nd, self.block, (*inputs, out, self.n64, *self._strided_out(out), *scalars))
+
+
+def _launcher(pair, dtypes, shapes, strides, outs) -> _Launcher:
+    (out_shape, out_dtype), = outs
+    return _Launcher(pair, dtypes, shapes, strides, out_shape, out_dtype)
+
+
+def _lazy(make: Callable[[], _Launcher]) -> Callable[[], _Launcher]:
+    """A launcher built (and its kernels compiled) on first use only."""
+    box: list = []
+
+    def get() -> _Launcher:
+        if not box:
+            box.append(make())
+        return box[0]
+    return get
+
+
+# ------------------------------------------------------------------ handlers
+class _Handler:
+    """supports/make pair; subclasses say which dtypes and build ``run``."""
+
+    def supports(self, desc, dtypes) -> bool:
+        return dtypes is None or (_known(dtypes) and self.accepts(desc, dtypes))
+
+    def accepts(self, desc, dtypes) -> bool:
+        return True
+
+
+class _Unary(_Handler):
+    """ScalarUnary, AnalyticUnary, ComplexRealUnary: out = op(x)."""
+
+    def accepts(self, desc, dtypes):
+        return dtypes[0].kind in desc.op.row.kinds
+
+    def make(self, desc, dtypes, shapes, outs, strides, conj):
+        launch = _launcher(ek.unary(desc.op.row, dtypes[0]), dtypes, shapes, strides, outs)
+        cj = _conj_mask(dtypes, conj)
+
+        def run(inputs, out):
+            launch(inputs, out, cj)
+        return run
+
+
+class _ComplexReal(_Unary):
+    def accepts(self, desc, dtypes):
+        return dtypes[0].kind == "c" and desc.op in (UnaryOp.ABS, UnaryOp.REAL, UnaryOp.IMAG)
+
+
+class _Binary(_Handler):
+    """ScalarBinary, AnalyticBinary, MetadataBinary: out = op(a, b) (broadcasting)."""
+
+    def accepts(self, desc, dtypes):
+        return all(dt.kind in desc.op.row.kinds for dt in dtypes)
+
+    def make(self, desc, dtypes, shapes, outs, strides, conj):
+        launch = _launcher(ek.binary(desc.op.row, dtypes[0]), dtypes, shapes, strides, outs)
+        cj = _conj_mask(dtypes, conj)
+
+        def run(inputs, out):
+            launch(inputs, out, cj)
+        return run
+
+
+class _MetadataBinary(_Binary):
+    """Bool/integer tensors; takes some ops beyond their row's kinds (bool subtract)."""
+
+    def accepts(self, desc, dtypes):
+        return desc.op in ek.METADATA_OPS and all(dt.kind in "biu" for dt in dtypes)
+
+
+class _Where(_Handler):
+    """ScalarWhere, MetadataWhere, MaskWhere: out = cond ? a : b."""
+
+    def __init__(self, kinds: str):
+        self.kinds = kinds
+
+    def accepts(self, desc, dtypes):
+        return dtypes[0] == np.bool_ and all(dt.kind in self.kinds for dt in dtypes[1:])
+
+    def make(self, desc, dtypes, shapes, outs, strides, conj):
+        launch = _launcher(ek.where(dtypes[1]), dtypes, shapes, strides, outs)
+        cj = _conj_mask(dtypes, conj)
+
+        def run(inputs, out):
+            launch(inputs, out, cj)
+        return run
+
+
+class _Cast(_Handler):
+    """PointwiseCast: out = x.astype(dtype), conjugation folded in."""
+
+    def accepts(self, desc, dtypes):
+        return desc.dtype in CTYPE
+
+    def make(self, desc, dtypes, shapes, outs, strides, conj):
+        launch = _launcher(ek.cast(dtypes[0], desc.dtype), dtypes, shapes, strides, outs)
+        cj = _conj_mask(dtypes, conj)
+
+        def run(inputs, out):
+            launch(inputs, out, cj)
+        return run
+
+
+class _ComplexScale(_Handler):
+    """out = a * s, a complex, s real of the same precision."""
+
+    def accepts(self, desc, dtypes):
+        return dtypes[0].kind == "c" and tuple(dtypes[1:]) == (real_dtype(dtypes[0]),)
+
+    def make(self, desc, dtypes, shapes, outs, strides, conj):
+        launch = _launcher(ek.complex_scale(dtypes[0]), dtypes, shapes, strides, outs)
+        cj = _conj_mask(dtypes, conj)
+
+        def run(inputs, out):
+            launch(inputs, out, cj)
+        return run
+
+
+class _Generate(_Handler):
+    """CONSTANT: out[...] = value; IOTA: out[i] = start + i * step (C order)."""
+
+    def make(self, desc, dtypes, shapes, outs, strides, conj):
+        launch = _launcher(ek.generate(desc.kind, dtypes[0]), (), (), (), outs)
+        work = ek.generate_work_dtype(desc.kind, dtypes[0])
+        if desc.kind is d.GenerateKind.CONSTANT:
+            def run(inputs, out, value=0):
+                v = _as_scalar(value, work)
+                launch((), out, v, v)
+        else:
+            def run(inputs, out, start=0, step=1):
+                launch((), out, _as_scalar(start, work), _as_scalar(step, work))
+        return run
+
+
+class _MakeContiguous(_Handler):
+    """out = alpha * x + beta * out, a copy when alpha == 1 and beta == 0."""
+
+    def make(self, desc, dtypes, shapes, outs, strides, conj):
+        dt = dtypes[0]
+        copy = _launcher(ek.cast(dt, dt), dtypes, shapes, strides, outs)
+        scaled = _lazy(lambda: _launcher(ek.scaled_copy(dt), dtypes, shapes, strides, outs))
+        cj = _conj_mask(dtypes, conj)
+
+        def run(inputs, out, alpha=1, beta=0):
+            if alpha == 1 and beta == 0:
+                copy(inputs, out, cj)
+            else:
+                scaled()(inputs, out, cj, _as_scalar(alpha, dt), _as_scalar(beta, dt))
+        return run
+
+
+class _ElementwiseBinary(_Handler):
+    """out = alpha * (a op b) + beta * out over a semiring (op: its sum or product).
+    Tropical: alpha == 1 and beta in (0, 1); beta == 1 accumulates with the semiring sum."""
+
+    def accepts(self, desc, dtypes):
+        kinds = "iuf" if desc.semiring.is_tropical else "biufc"
+        return desc.op in (BinaryOp.ADD, BinaryOp.MUL) and all(dt.kind in kinds for dt in dtypes)
+
+    def make(self, desc, dtypes, shapes, outs, strides, conj):
+        dt, sr = dtypes[0], desc.semiring
+        plain = _launcher(ek.semiring_plain(desc.op, sr, dt), dtypes, shapes, strides, outs)
+        scaled = _lazy(lambda: _launcher(ek.semiring_scaled(desc.op, sr, dt), dtypes, shapes, strides, outs))
+        cj = _conj_mask(dtypes, conj)
+        if sr.is_tropical:
+            one = _as_scalar(1, dt)
+
+            def run(inputs, out, alpha=1, beta=0):
+                sr.check_scale(alpha, beta)
+                if beta == 0:
+                    plain(inputs, out, cj)
+                else:
+                    scaled()(inputs, out, cj, one, one)
+            return run
+
+        def run(inputs, out, alpha=1, beta=0):
+            if alpha == 1 and beta == 0:
+                plain(inputs, out, cj)
+            else:
+                scaled()(inputs, out, cj, _as_scalar(alpha, dt), _as_scalar(beta, dt))
+        return run
+
+
+HANDLERS = {
+    d.ScalarUnary: _Unary(),
+    d.AnalyticUnary: _Unary(),
+    d.ComplexRealUnary: _ComplexReal(),
+    d.ScalarBinary: _Binary(),
+    d.AnalyticBinary: _Binary(),
+    d.MetadataBinary: _MetadataBinary(),
+    d.ScalarWhere: _Where("biufc"),
+    d.MetadataWhere: _Where("biu"),
+    d.MaskWhere: _Where("fc"),
+    d.PointwiseCast: _Cast(),
+    d.ComplexScale: _ComplexScale(),
+    d.Generate: _Generate(),
+    d.MakeContiguous: _MakeContiguous(),
+    d.ElementwiseBinary: _ElementwiseBinary(),
+}

@@ -1,0 +1,596 @@
+// ops.cuh -- one device functor per elementwise op row of hipfer/prims/optable.py.
+//
+// The functor for row `name` is hf::op_<name>; its call operator is templated on the
+// element type and returns the row's result type (same / real / bool). Adding an op is
+// one row in optable.py plus one functor here. Results follow NumPy: principal
+// branches, C99 Annex G special values where NumPy (glibc) has them, integer
+// arithmetic wrapping (two's complement), bool add = or, bool mul = and.
+//
+// Only builtins are used (no <cmath>): float calls the f-suffixed function, double the
+// plain one, through the hf::fm wrappers below. The file also compiles as host C++
+// (tests/test_kernels_ops_host.py checks the formulas against NumPy on the CPU).
+// (inlined once by hipfer.kernels.module_source: no include guard needed)
+#include "common.cuh"
+
+#define HF_OP __device__ __forceinline__
+
+namespace hf {
+
+// ---- type classes --------------------------------------------------------------
+template <class A, class B> struct is_same { static const bool value = false; };
+template <class A> struct is_same<A, A> { static const bool value = true; };
+template <class T> struct is_float { static const bool value = is_same<T, f32>::value || is_same<T, f64>::value; };
+template <class T> struct is_bool { static const bool value = is_same<T, bool>::value; };
+template <class T> struct is_int {
+  static const bool value = !is_bool<T>::value && !is_float<T>::value && !is_complex<T>::value;
+};
+
+// Integer arithmetic runs in an unsigned type at least as wide as int, so that it
+// wraps (signed overflow and int promotion of u16 * u16 would be undefined).
+template <class T> struct wrap_of { typedef u32 type; };
+template <> struct wrap_of<i64> { typedef u64 type; };
+template <> struct wrap_of<u64> { typedef u64 type; };
+template <class T> HF_OP T wrap_add(T a, T b) { typedef typename wrap_of<T>::type W; return (T)((W)a + (W)b); }
+template <class T> HF_OP T wrap_sub(T a, T b) { typedef typename wrap_of<T>::type W; return (T)((W)a - (W)b); }
+template <class T> HF_OP T wrap_mul(T a, T b) { typedef typename wrap_of<T>::type W; return (T)((W)a * (W)b); }
+
+// ---- real math: f32 -> the f-suffixed builtin, f64 -> the plain one ---------------
+namespace fm {
+#define HF_FM1(name) \
+  HF_OP f32 name(f32 x) { return ::name##f(x); } \
+  HF_OP f64 name(f64 x) { return ::name(x); }
+#define HF_FM2(name) \
+  HF_OP f32 name(f32 x, f32 y) { return ::name##f(x, y); } \
+  HF_OP f64 name(f64 x, f64 y) { return ::name(x, y); }
+HF_FM1(fabs) HF_FM1(sqrt) HF_FM1(exp) HF_FM1(expm1) HF_FM1(log) HF_FM1(log1p)
+HF_FM1(sin) HF_FM1(cos) HF_FM1(tan) HF_FM1(sinh) HF_FM1(cosh) HF_FM1(tanh)
+HF_FM1(asin) HF_FM1(acos) HF_FM1(atan) HF_FM1(asinh) HF_FM1(acosh) HF_FM1(atanh)
+HF_FM2(atan2) HF_FM2(hypot) HF_FM2(pow) HF_FM2(copysign)
+#undef HF_FM1
+#undef HF_FM2
+HF_OP f32 fma(f32 a, f32 b, f32 c) { return ::fmaf(a, b, c); }
+HF_OP f64 fma(f64 a, f64 b, f64 c) { return ::fma(a, b, c); }
+
+// From bit patterns: NVRTC lacks __builtin_huge_val/__builtin_nan (nvcc and hipcc have them).
+template <class R> HF_OP R inf();
+template <class R> HF_OP R nan();
+template <> HF_OP f32 inf<f32>() { return __int_as_float(0x7f800000); }
+template <> HF_OP f64 inf<f64>() { return __longlong_as_double(0x7ff0000000000000LL); }
+template <> HF_OP f32 nan<f32>() { return __int_as_float(0x7fc00000); }
+template <> HF_OP f64 nan<f64>() { return __longlong_as_double(0x7ff8000000000000LL); }
+template <class R> HF_OP bool is_nan(R x) { return x != x; }
+template <class R> HF_OP bool is_inf(R x) { return fabs(x) == inf<R>(); }
+template <class R> HF_OP bool is_finite(R x) { return fabs(x) < inf<R>(); }
+
+// Constants in R; eps is the spacing of R at 1.
+template <class R> struct K;
+template <> struct K<f32> {
+  static HF_OP f32 eps() { return 1.1920929e-7f; }
+  static HF_OP f32 max() { return 3.4028235e38f; }
+  static HF_OP f32 exp_max() { return 88.0f; }           // exp(x) is finite below this
+  static HF_OP f32 tanh_big() { return 9.0f; }           // tanh(x) == 1 in f32 above this
+  static HF_OP f32 sqrt_scale() { return 0x1.a82798p+126f; }  // csqrt scales above max / (1 + sqrt 2)
+};
+template <> struct K<f64> {
+  static HF_OP f64 eps() { return 2.220446049250313e-16; }
+  static HF_OP f64 max() { return 1.7976931348623157e308; }
+  static HF_OP f64 exp_max() { return 709.0; }
+  static HF_OP f64 tanh_big() { return 22.0; }
+  static HF_OP f64 sqrt_scale() { return 0x1.a827999fcef32p+1022; }
+};
+template <class R> HF_OP R ln2() { return (R)0.69314718055994530942; }
+template <class R> HF_OP R pi_2() { return (R)1.57079632679489661923; }
+
+// a * b rounded on its own, never fused with a following add into an fma (the
+// error-free sums below rely on it). nvcc/NVRTC fuse unless told; hipcc honours the
+// clang pragma.
+#if HF_HIP
+HF_OP f32 mul_rn(f32 a, f32 b) {
+  _Pragma("clang fp contract(off)")
+  return a * b;
+}
+HF_OP f64 mul_rn(f64 a, f64 b) {
+  _Pragma("clang fp contract(off)")
+  return a * b;
+}
+#elif defined(__CUDACC__)
+HF_OP f32 mul_rn(f32 a, f32 b) { return __fmul_rn(a, b); }
+HF_OP f64 mul_rn(f64 a, f64 b) { return __dmul_rn(a, b); }
+#else  // host compilers do not contract by default
+HF_OP f32 mul_rn(f32 a, f32 b) { return a * b; }
+HF_OP f64 mul_rn(f64 a, f64 b) { return a * b; }
+#endif
+
+// c + x^2 + y^2 to full relative accuracy even when the terms cancel (|z| ~ 1 in log,
+// |1 + z| ~ 1 in log1p); c must be exact (-1 or 2x). f32 works in f64, where the
+// products are exact; f64 uses error-free products (fma) and sums (two-sum).
+HF_OP f32 sum_sq(f32 c, f32 x, f32 y) { return (f32)((f64)c + (f64)x * (f64)x + (f64)y * (f64)y); }
+HF_OP void two_sum(f64 a, f64 b, f64& s, f64& e) {
+  s = a + b;
+  f64 bb = s - a;
+  e = (a - (s - bb)) + (b - bb);
+}
+HF_OP f64 sum_sq(f64 c, f64 x, f64 y) {
+  f64 px = mul_rn(x, x), ex = fma(x, x, -px);
+  f64 py = mul_rn(y, y), ey = fma(y, y, -py);
+  f64 s1, e1, s2, e2;
+  two_sum(c, px, s1, e1);
+  two_sum(s1, py, s2, e2);
+  return s2 + (e1 + e2 + ex + ey);
+}
+
+// log|x + iy| without overflow, accurate near |z| = 1.
+template <class R> HF_OP R log_abs(R x, R y) {
+  R ax = fabs(x), ay = fabs(y);
+  if (ax < ay) { R t = ax; ax = ay; ay = t; }
+  if (ax > R(0.5) && ax < R(2)) return R(0.5) * log1p(sum_sq(R(-1), ax, ay));
+  if (ax > fm::K<R>::max() * R(0.25)) return log(hypot(ax * R(0.25), ay * R(0.25))) + R(2) * ln2<R>();
+  return log(hypot(ax, ay));
+}
+}  // namespace fm
+
+// ---- complex functions (NumPy's results: glibc's for the C99 functions) ------------
+namespace cx {
+template <class R> HF_OP complex<R> mk(R re, R im) { return complex<R>(re, im); }
+
+// NumPy's reciprocal (Smith's formula with 1 as the numerator; 1/0 is nan + nan j).
+template <class R> HF_OP complex<R> reciprocal(complex<R> z) {
+  if (fm::fabs(z.im) <= fm::fabs(z.re)) {
+    R r = z.im / z.re, d = z.re + z.im * r;
+    return mk(R(1) / d, -r / d);
+  }
+  R r = z.re / z.im, d = z.re * r + z.im;
+  return mk(r / d, R(-1) / d);
+}
+
+template <class R> HF_OP complex<R> exp(complex<R> z) {
+  R x = z.re, y = z.im;
+  if (y == 0) return mk(fm::exp(x), y);
+  if (fm::is_inf(x) && !fm::is_finite(y)) return x > 0 ? mk(x, y - y) : mk(R(0), R(0));
+  R c = fm::cos(y), s = fm::sin(y);
+  if (x > fm::K<R>::exp_max()) {  // exp(x) overflows; exp(x) * cos(y) may not
+    R h = fm::exp(x * R(0.5));
+    return mk((h * c) * h, (h * s) * h);
+  }
+  R e = fm::exp(x);
+  return mk(e * c, e * s);
+}
+
+template <class R> HF_OP complex<R> log(complex<R> z) {
+  return mk(fm::log_abs(z.re, z.im), fm::atan2(z.im, z.re));
+}
+
+// Principal square root without overflow (FreeBSD's csqrt, as NumPy's npy_csqrt).
+template <class R> HF_OP complex<R> sqrt(complex<R> z) {
+  R a = z.re, b = z.im;
+  if (a == 0 && b == 0) return mk(R(0), b);
+  if (fm::is_inf(b)) return mk(fm::inf<R>(), b);
+  if (fm::is_nan(a)) return mk(a, (b - b) / (b - b));
+  if (fm::is_inf(a)) {
+    if (a < 0) return mk(fm::fabs(b - b), fm::copysign(a, b));
+    return mk(a, fm::copysign(b - b, b));
+  }
+  bool scale = fm::fabs(a) >= fm::K<R>::sqrt_scale() || fm::fabs(b) >= fm::K<R>::sqrt_scale();
+  if (scale) { a *= R(0.25); b *= R(0.25); }
+  complex<R> r;
+  if (a >= 0) {
+    R t = fm::sqrt((a + fm::hypot(a, b)) * R(0.5));
+    r = mk(t, b / (R(2) * t));
+  } else {
+    R t = fm::sqrt((-a + fm::hypot(a, b)) * R(0.5));
+    r = mk(fm::fabs(b) / (R(2) * t), fm::copysign(t, b));
+  }
+  return scale ? mk(r.re * R(2), r.im * R(2)) : r;
+}
+
+// NumPy's formula: accurate near 0 (no exp(z) - 1 cancellation).
+template <class R> HF_OP complex<R> expm1(complex<R> z) {
+  R h = fm::sin(z.im * R(0.5));
+  return mk(fm::expm1(z.re) * fm::cos(z.im) - R(2) * h * h, fm::exp(z.re) * fm::sin(z.im));
+}
+
+// log(1 + z) with |1 + z|^2 - 1 = 2x + x^2 + y^2 summed exactly: accurate near 0 and
+// near |1 + z| = 1 (NumPy's log(hypot(1 + x, y)) loses the digits of small z).
+template <class R> HF_OP complex<R> log1p(complex<R> z) {
+  R x = z.re, y = z.im;
+  R big = fm::sqrt(fm::K<R>::max()) * R(0.25);
+  R s = (fm::fabs(x) < big && fm::fabs(y) < big) ? fm::sum_sq(R(2) * x, x, y) : R(-1);
+  // |1 + z|^2 < 0.5: no cancellation left, and 1 + x is exact or nearly
+  R re = s > R(-0.5) ? R(0.5) * fm::log1p(s) : fm::log_abs(R(1) + x, y);
+  return mk(re, fm::atan2(y, R(1) + x));
+}
+
+template <class R> HF_OP complex<R> sinh(complex<R> z) {
+  R x = z.re, y = z.im;
+  if (y == 0) return mk(fm::sinh(x), y);
+  if (x == 0) return mk(fm::is_finite(y) ? x * fm::cos(y) : x, fm::sin(y));
+  if (fm::is_inf(x) && !fm::is_finite(y)) return mk(fm::inf<R>(), y - y);  // glibc's sign
+  R c = fm::cos(y), s = fm::sin(y);
+  if (fm::fabs(x) > fm::K<R>::exp_max()) {  // sinh ~ cosh ~ exp(|x|) / 2, computed without overflow
+    R h = fm::exp(fm::fabs(x) * R(0.5));
+    R hc = (R(0.5) * h * c) * h;
+    return mk(x < 0 ? -hc : hc, (R(0.5) * h * s) * h);
+  }
+  return mk(fm::sinh(x) * c, fm::cosh(x) * s);
+}
+
+template <class R> HF_OP complex<R> cosh(complex<R> z) {
+  R x = z.re, y = z.im;
+  if (y == 0) return mk(fm::cosh(x), fm::copysign(R(0), x) * y);
+  if (x == 0) return mk(fm::cos(y), fm::is_finite(y) ? x * fm::sin(y) : R(0));
+  if (fm::is_inf(x) && !fm::is_finite(y)) return mk(fm::fabs(x), y - y);
+  R c = fm::cos(y), s = fm::sin(y);
+  if (fm::fabs(x) > fm::K<R>::exp_max()) {
+    R h = fm::exp(fm::fabs(x) * R(0.5));
+    R hs = (R(0.5) * h * s) * h;
+    return mk((R(0.5) * h * c) * h, x < 0 ? -hs : hs);
+  }
+  return mk(fm::cosh(x) * c, fm::sinh(x) * s);
+}
+
+// FreeBSD's ctanh (Kahan's formula), as glibc.
+template <class R> HF_OP complex<R> tanh(complex<R> z) {
+  R x = z.re, y = z.im;
+  if (fm::is_nan(x)) return mk(x, y == 0 ? y : x);
+  if (fm::is_inf(x))
+    return mk(fm::copysign(R(1), x), fm::copysign(R(0), fm::is_inf(y) ? y : fm::sin(y) * fm::cos(y)));
+  if (!fm::is_finite(y)) return mk(x == 0 ? x : y - y, y - y);
+  if (fm::fabs(x) >= fm::K<R>::tanh_big()) {
+    R e = fm::exp(-fm::fabs(x));
+    return mk(fm::copysign(R(1), x), R(4) * fm::sin(y) * fm::cos(y) * e * e);
+  }
+  R t = fm::tan(y), beta = R(1) + t * t, s = fm::sinh(x), rho = fm::sqrt(R(1) + s * s);
+  R den = R(1) + beta * s * s;
+  return mk((beta * rho * s) / den, t / den);
+}
+
+// sin z = -i sinh(iz), cos z = cosh(iz), tan z = -i tanh(iz)
+template <class R> HF_OP complex<R> sin(complex<R> z) {
+  if (fm::is_inf(z.im) && !fm::is_finite(z.re)) return mk(z.re - z.re, fm::inf<R>());  // glibc's sign
+  complex<R> w = sinh(mk(-z.im, z.re));
+  return mk(w.im, -w.re);
+}
+template <class R> HF_OP complex<R> cos(complex<R> z) { return cosh(mk(-z.im, z.re)); }
+template <class R> HF_OP complex<R> tan(complex<R> z) { complex<R> w = tanh(mk(-z.im, z.re)); return mk(w.im, -w.re); }
+
+// Above this |z| the inverse functions use their log(2z) asymptotics (exact in R).
+template <class R> HF_OP R inv_big() { return R(1) / fm::K<R>::eps(); }
+
+// Kahan's asin for finite, moderate z (accurate everywhere, signed zeros respected).
+template <class R> HF_OP complex<R> asin_kahan(complex<R> z) {
+  complex<R> sm = sqrt(mk(R(1) - z.re, -z.im)), sp = sqrt(mk(R(1) + z.re, z.im));
+  R den = sm.re * sp.re - sm.im * sp.im;  // Re(sm * sp)
+  R im = sm.re * sp.im - sm.im * sp.re;   // Im(conj(sm) * sp)
+  return mk(fm::atan2(z.re, den), fm::asinh(im));
+}
+
+template <class R> HF_OP complex<R> asinh(complex<R> z) {
+  R x = z.re, y = z.im;
+  if (fm::is_nan(x) || fm::is_nan(y)) {  // glibc's special values
+    if (fm::is_inf(x)) return mk(x, y + y);
+    if (fm::is_inf(y)) return mk(fm::copysign(fm::inf<R>(), x), x + x);
+    if (y == 0) return mk(x + x, y);
+    return mk(x + y, x + y);
+  }
+  if (fm::fabs(x) > inv_big<R>() || fm::fabs(y) > inv_big<R>()) {  // asinh z ~ log(2z) on |x|, |y|
+    R ax = fm::fabs(x), ay = fm::fabs(y);
+    return mk(fm::copysign(fm::log_abs(ax, ay) + fm::ln2<R>(), x), fm::copysign(fm::atan2(ay, ax), y));
+  }
+  complex<R> w = asin_kahan(mk(-y, x));  // asinh z = -i asin(iz)
+  return mk(w.im, -w.re);
+}
+
+template <class R> HF_OP complex<R> asin(complex<R> z) {  // asin z = -i asinh(iz)
+  if (fm::is_nan(z.re) || fm::is_nan(z.im)) {  // glibc's special values
+    if (z.re == 0) return z;
+    if (fm::is_inf(z.re) || fm::is_inf(z.im)) return mk(z.re + z.im, fm::copysign(fm::inf<R>(), z.im));
+    return mk(z.re + z.im, z.re + z.im);
+  }
+  complex<R> w = asinh(mk(-z.im, z.re));
+  return mk(w.im, -w.re);
+}
+
+template <class R> HF_OP complex<R> acos(complex<R> z) {
+  R x = z.re, y = z.im;
+  if (fm::is_nan(x) || fm::is_nan(y)) {
+    if (fm::is_inf(x)) return mk(y + y, -fm::inf<R>());
+    if (fm::is_inf(y)) return mk(x + x, -y);
+    if (x == 0) return mk(fm::pi_2<R>(), y + y);
+    return mk(x + y, x + y);
+  }
+  if (fm::fabs(x) > inv_big<R>() || fm::fabs(y) > inv_big<R>())  // acos z ~ -i log(2z), Re in [0, pi]
+    return mk(fm::atan2(fm::fabs(y), x), -fm::copysign(fm::log_abs(x, y) + fm::ln2<R>(), y));
+  // Kahan: Re = 2 atan2(Re sqrt(1 - z), Re sqrt(1 + z)), Im = asinh(Im(conj(sqrt(1 + z)) sqrt(1 - z)))
+  complex<R> sm = sqrt(mk(R(1) - x, -y)), sp = sqrt(mk(R(1) + x, y));
+  return mk(R(2) * fm::atan2(sm.re, sp.re), fm::asinh(sp.re * sm.im - sp.im * sm.re));
+}
+
+template <class R> HF_OP complex<R> acosh(complex<R> z) {  // from acos, as FreeBSD's cacosh
+  if (z.re == 0 && fm::is_nan(z.im)) return mk(z.im, fm::pi_2<R>());  // glibc's value
+  complex<R> w = acos(z);
+  if (fm::is_nan(w.re) && fm::is_nan(w.im)) return mk(w.im, w.re);
+  if (fm::is_nan(w.re)) return mk(fm::fabs(w.im), w.re);
+  if (fm::is_nan(w.im)) return mk(w.im, w.im);
+  return mk(fm::fabs(w.im), fm::copysign(w.re, z.im));
+}
+
+// Re(1 / (x + iy)) without overflow.
+template <class R> HF_OP R real_recip(R x, R y) {
+  if (fm::is_inf(x) || fm::is_inf(y)) return fm::copysign(R(0), x);
+  if (fm::fabs(x) >= fm::fabs(y)) { R t = y / x; return (R(1) / x) / (R(1) + t * t); }
+  R t = x / y;
+  return (t / y) / (R(1) + t * t);
+}
+
+// FreeBSD's catanh, as glibc: odd in x and y, so work on |x|, |y|.
+template <class R> HF_OP complex<R> atanh(complex<R> z) {
+  R x = z.re, y = z.im, ax = fm::fabs(x), ay = fm::fabs(y);
+  if (y == 0 && ax <= 1) return mk(fm::atanh(x), y);
+  if (x == 0) return mk(x, fm::atan(y));
+  if (fm::is_nan(x) || fm::is_nan(y)) {
+    if (fm::is_inf(x)) return mk(fm::copysign(R(0), x), y + y);
+    if (fm::is_inf(y)) return mk(fm::copysign(R(0), x), fm::copysign(fm::pi_2<R>(), y));
+    return mk(x + y, x + y);
+  }
+  if (ax > inv_big<R>() || ay > inv_big<R>()) return mk(real_recip(x, y), fm::copysign(fm::pi_2<R>(), y));
+  R rx, ry;
+  if (ax == 1 && ay < fm::K<R>::eps()) rx = (fm::ln2<R>() - fm::log(ay)) * R(0.5);
+  else rx = fm::log1p(R(4) * ax / ((ax - R(1)) * (ax - R(1)) + ay * ay)) * R(0.25);
+  if (ax == 1) ry = fm::atan2(R(2), -ay) * R(0.5);
+  else if (ay < fm::K<R>::eps()) ry = fm::atan2(R(2) * ay, (R(1) - ax) * (R(1) + ax)) * R(0.5);
+  else ry = fm::atan2(R(2) * ay, (R(1) - ax) * (R(1) + ax) - ay * ay) * R(0.5);
+  return mk(fm::copysign(rx, x), fm::copysign(ry, y));
+}
+
+template <class R> HF_OP complex<R> atan(complex<R> z) {  // atan z = -i atanh(iz)
+  complex<R> w = atanh(mk(-z.im, z.re));
+  return mk(w.im, -w.re);
+}
+
+// C99 Annex G complex multiply (what C's z * w does): infinities that the plain formula
+// turns into nan + nan j are recovered.
+template <class R> HF_OP complex<R> mul_annex_g(complex<R> z, complex<R> w) {
+  R a = z.re, b = z.im, c = w.re, d = w.im;
+  R ac = a * c, bd = b * d, ad = a * d, bc = b * c;
+  R x = ac - bd, y = ad + bc;
+  if (!(fm::is_nan(x) && fm::is_nan(y))) return mk(x, y);
+  bool again = false;
+  if (fm::is_inf(a) || fm::is_inf(b)) {  // box the infinity, NaNs of the other factor -> 0
+    a = fm::copysign(fm::is_inf(a) ? R(1) : R(0), a);
+    b = fm::copysign(fm::is_inf(b) ? R(1) : R(0), b);
+    if (fm::is_nan(c)) c = fm::copysign(R(0), c);
+    if (fm::is_nan(d)) d = fm::copysign(R(0), d);
+    again = true;
+  }
+  if (fm::is_inf(c) || fm::is_inf(d)) {
+    c = fm::copysign(fm::is_inf(c) ? R(1) : R(0), c);
+    d = fm::copysign(fm::is_inf(d) ? R(1) : R(0), d);
+    if (fm::is_nan(a)) a = fm::copysign(R(0), a);
+    if (fm::is_nan(b)) b = fm::copysign(R(0), b);
+    again = true;
+  }
+  if (!again && (fm::is_inf(ac) || fm::is_inf(bd) || fm::is_inf(ad) || fm::is_inf(bc))) {
+    if (fm::is_nan(a)) a = fm::copysign(R(0), a);
+    if (fm::is_nan(b)) b = fm::copysign(R(0), b);
+    if (fm::is_nan(c)) c = fm::copysign(R(0), c);
+    if (fm::is_nan(d)) d = fm::copysign(R(0), d);
+    again = true;
+  }
+  if (!again) return mk(x, y);
+  return mk(fm::inf<R>() * (a * c - b * d), fm::inf<R>() * (a * d + b * c));
+}
+
+// NumPy's complex power: exact small integer exponents by repeated squaring, else
+// exp(b log a) (glibc's cpow, whose product is C's).
+template <class R> HF_OP complex<R> pow(complex<R> a, complex<R> b) {
+  if (b.re == 0 && b.im == 0) return mk(R(1), R(0));
+  if (a.re == 0 && a.im == 0) {
+    if (b.re > 0) return mk(R(0), R(0));
+    return mk(fm::nan<R>(), fm::nan<R>());
+  }
+  if (b.im == 0 && b.re > R(-100) && b.re < R(100) && b.re == (R)(int)b.re) {
+    int n = (int)b.re;
+    if (n == 1) return a;
+    if (n == 2) return a * a;
+    if (n == 3) return a * (a * a);
+    int m = n < 0 ? -n : n;
+    complex<R> acc(R(1), R(0)), p = a;
+    for (int mask = 1;; mask <<= 1) {
+      if (m & mask) acc = acc * p;
+      if (m < (mask << 1)) break;
+      p = p * p;
+    }
+    return n < 0 ? complex<R>(R(1), R(0)) / acc : acc;
+  }
+  return exp(mul_annex_g(b, log(a)));
+}
+}  // namespace cx
+
+// ============================ the op functors ======================================
+// Unary: T -> T ("same"), T -> real_of<T> ("real").
+
+struct op_negative {
+  template <class T> HF_OP T operator()(T x) const {
+    if constexpr (is_int<T>::value) return wrap_sub(T(0), x);
+    else return -x;
+  }
+};
+
+struct op_conjugate {
+  template <class T> HF_OP T operator()(T x) const { return conj(x); }
+};
+
+struct op_absolute {
+  template <class T> HF_OP typename real_of<T>::type operator()(T x) const {
+    if constexpr (is_complex<T>::value) return fm::hypot(x.re, x.im);
+    else if constexpr (is_float<T>::value) return fm::fabs(x);
+    else if constexpr (is_int<T>::value) return x < T(0) ? wrap_sub(T(0), x) : x;
+    else return x;
+  }
+};
+
+struct op_real {
+  template <class T> HF_OP typename real_of<T>::type operator()(T x) const {
+    if constexpr (is_complex<T>::value) return x.re;
+    else return x;
+  }
+};
+
+struct op_imag {
+  template <class T> HF_OP typename real_of<T>::type operator()(T x) const {
+    if constexpr (is_complex<T>::value) return x.im;
+    else return T(0);
+  }
+};
+
+struct op_square {
+  template <class T> HF_OP T operator()(T x) const {
+    if constexpr (is_complex<T>::value) return T(x.re * x.re - x.im * x.im, x.re * x.im + x.im * x.re);
+    else if constexpr (is_float<T>::value) return x * x;
+    else return wrap_mul(x, x);
+  }
+};
+
+struct op_reciprocal {
+  template <class T> HF_OP T operator()(T x) const {
+    if constexpr (is_complex<T>::value) return cx::reciprocal(x);
+    else return T(1) / x;
+  }
+};
+
+struct op_rsqrt {
+  template <class T> HF_OP T operator()(T x) const {
+    if constexpr (is_complex<T>::value) return T(1) / cx::sqrt(x);
+    else return T(1) / fm::sqrt(x);
+  }
+};
+
+// Analytic unary ops on float and complex: the real builtin or the cx:: function.
+#define HF_ANALYTIC(opname, fn) \
+  struct opname { \
+    template <class T> HF_OP T operator()(T x) const { \
+      if constexpr (is_complex<T>::value) return cx::fn(x); \
+      else return fm::fn(x); \
+    } \
+  };
+HF_ANALYTIC(op_sqrt, sqrt)
+HF_ANALYTIC(op_exp, exp)
+HF_ANALYTIC(op_expm1, expm1)
+HF_ANALYTIC(op_log, log)
+HF_ANALYTIC(op_log1p, log1p)
+HF_ANALYTIC(op_sin, sin)
+HF_ANALYTIC(op_cos, cos)
+HF_ANALYTIC(op_tan, tan)
+HF_ANALYTIC(op_sinh, sinh)
+HF_ANALYTIC(op_cosh, cosh)
+HF_ANALYTIC(op_tanh, tanh)
+HF_ANALYTIC(op_arcsin, asin)
+HF_ANALYTIC(op_arccos, acos)
+HF_ANALYTIC(op_arctan, atan)
+HF_ANALYTIC(op_arcsinh, asinh)
+HF_ANALYTIC(op_arccosh, acosh)
+HF_ANALYTIC(op_arctanh, atanh)
+#undef HF_ANALYTIC
+
+// Binary: (T, T) -> T, or bool for comparisons.
+
+struct op_add {
+  template <class T> HF_OP T operator()(T a, T b) const {
+    if constexpr (is_bool<T>::value) return a || b;
+    else if constexpr (is_int<T>::value) return wrap_add(a, b);
+    else return a + b;
+  }
+};
+
+struct op_subtract {
+  template <class T> HF_OP T operator()(T a, T b) const {
+    if constexpr (is_int<T>::value) return wrap_sub(a, b);
+    else return a - b;
+  }
+};
+
+struct op_multiply {
+  template <class T> HF_OP T operator()(T a, T b) const {
+    if constexpr (is_bool<T>::value) return a && b;
+    else if constexpr (is_int<T>::value) return wrap_mul(a, b);
+    else return a * b;
+  }
+};
+
+struct op_divide {
+  template <class T> HF_OP T operator()(T a, T b) const { return a / b; }
+};
+
+// NaN from either side propagates; ties give b (NumPy's _NPY_MAX / _NPY_MIN).
+struct op_maximum {
+  template <class T> HF_OP T operator()(T a, T b) const {
+    if constexpr (is_float<T>::value) return (a > b || fm::is_nan(a)) ? a : b;
+    else return a > b ? a : b;
+  }
+};
+
+struct op_minimum {
+  template <class T> HF_OP T operator()(T a, T b) const {
+    if constexpr (is_float<T>::value) return (a < b || fm::is_nan(a)) ? a : b;
+    else return a < b ? a : b;
+  }
+};
+
+// NaN in x passes through; a NaN bound is ignored.
+struct op_clamp_min {
+  template <class T> HF_OP T operator()(T x, T lo) const { return x < lo ? lo : x; }
+};
+
+struct op_clamp_max {
+  template <class T> HF_OP T operator()(T x, T hi) const { return x > hi ? hi : x; }
+};
+
+struct op_greater {
+  template <class T> HF_OP bool operator()(T a, T b) const { return a > b; }
+};
+
+struct op_greater_equal {
+  template <class T> HF_OP bool operator()(T a, T b) const { return a >= b; }
+};
+
+struct op_equal {
+  template <class T> HF_OP bool operator()(T a, T b) const { return a == b; }
+};
+
+struct op_not_equal {
+  template <class T> HF_OP bool operator()(T a, T b) const { return a != b; }
+};
+
+struct op_bitwise_and {
+  template <class T> HF_OP T operator()(T a, T b) const { return (T)(a & b); }
+};
+
+struct op_power {
+  template <class T> HF_OP T operator()(T a, T b) const {
+    if constexpr (is_complex<T>::value) return cx::pow(a, b);
+    else return fm::pow(a, b);
+  }
+};
+
+struct op_arctan2 {
+  template <class T> HF_OP T operator()(T y, T x) const { return fm::atan2(y, x); }
+};
+
+struct op_hypot {
+  template <class T> HF_OP T operator()(T a, T b) const { return fm::hypot(a, b); }
+};
+
+// xlogy(x, y) = 0 where x == 0 and y is not NaN, else x * log(y) (PyTorch's rule).
+struct op_xlogy {
+  template <class T> HF_OP T operator()(T x, T y) const {
+    if constexpr (is_complex<T>::value) {
+      if (x == T(0) && !fm::is_nan(y.re) && !fm::is_nan(y.im)) return T(0);
+      return x * cx::log(y);
+    } else {
+      if (x == T(0) && !fm::is_nan(y)) return T(0);
+      return x * fm::log(y);
+    }
+  }
+};
+
+}  // namespace hf

@@ -1,0 +1,37 @@
+"""Name expressions for ``rng.cuh`` (pure Python, no CuPy): the counter-based RNG of
+hipfer.prims.counter_rng on the GPU."""
+from __future__ import annotations
+
+from . import ctype, dtypes_of_kinds
+
+FILE = "rng.cuh"
+FLOAT_DTYPES = dtypes_of_kinds("f")
+INT_DTYPES = dtypes_of_kinds("iu")
+
+#: the low 64 bits: seeds, offsets and the integer range wrap modulo 2^64
+MASK64 = (1 << 64) - 1
+
+
+def uniform_expr(dt) -> str:
+    return f"hf::rng_uniform_kernel<{ctype(dt)}>"
+
+
+def normal_expr(dt) -> str:
+    return f"hf::rng_normal_kernel<{ctype(dt)}>"
+
+
+def integer_expr(dt) -> str:
+    return f"hf::rng_integer_kernel<{ctype(dt)}>"
+
+
+def integer_range(low: int, high: int):
+    """(low, span) as the kernel takes them: both mod 2^64, span == 0 meaning 2^64."""
+    return low & MASK64, (high - low) & MASK64
+
+
+def instances():
+    return [
+        ("rng_uniform", FILE, [uniform_expr(t) for t in FLOAT_DTYPES]),
+        ("rng_normal", FILE, [normal_expr(t) for t in FLOAT_DTYPES]),
+        ("rng_integer", FILE, [integer_expr(t) for t in INT_DTYPES]),
+    ]
