@@ -278,4 +278,4 @@ def test_tropical_instances():
     for _, file, exprs in groups:
         assert file == "gemm.cuh" and len(exprs) == len(kg.TROPICAL_DTYPES) == 10
     assert kg.tropical_expr(Semiring.MAX_PLUS, np.float32) == \
-        "hf::gemm_semiring<hf::sr_max_plus, hf::f32>"
+        "hf::gemm_semiring<hf::sr_max_plus, float>"

@@ -355,7 +355,7 @@ def test_instances_name_existing_kernels():
             kernel = re.match(r"hf::(\w+)<", e).group(1)
             assert f"__global__ void {kernel}(" in src
     assert len(groups["idx_gather"][1]) == 6 * 8
-    assert K.storage_ctype(np.float32) == "hf::u32" and K.storage_ctype(np.bool_) == "hf::u8"
-    assert K.storage_ctype(np.complex64) == "hf::c64"
+    assert K.storage_ctype(np.float32) == "unsigned int" and K.storage_ctype(np.bool_) == "unsigned char"
+    assert K.storage_ctype(np.complex64) == "hf::complex<float>"
     with pytest.raises(TypeError):
         K.storage_ctype(np.float16)

@@ -263,7 +263,7 @@ def test_source_is_portable():
 
 # ------------------------------------------------ the CuPy handlers, emulated
 _TYPE = {v: k for k, v in CTYPE.items()}
-_KERNEL = re.compile(r"hf::red_(block|thread|finish)<hf::red_(\w+)<([^<>]*)> >$")
+_KERNEL = re.compile(r"hf::red_(block|thread|finish)<hf::red_(\w+)<(.*)> >$")
 
 
 def _finalize(name, args, vals, count, corr, mode, out_dt):

@@ -4,7 +4,7 @@ Pure Python (no CuPy needed), so the sources can be dumped and compiled offline 
 targets where no GPU stack is installed (``python -m hipfer dump-kernels DIR``).
 
 A *kernel group* is one source file plus the template instantiations (C++ name
-expressions such as ``hf::ew_unary_contig<hf::op_exp, hf::f32, hf::f32>``) compiled
+expressions such as ``hf::ew_unary_vec<hf::op_exp, float, float>``) compiled
 together. At run time the CuPy backend compiles ``module_source(file)`` with CuPy
 ``RawModule(name_expressions=...)``; the dump writes the *same* text followed by an
 array taking the address of every instantiation, which makes hipcc and nvcc instantiate
@@ -23,15 +23,16 @@ import numpy as np
 
 KERNEL_DIR = Path(__file__).resolve().parent
 
-#: the C++ type of each dtype (typedefs in common.cuh)
+#: the C++ type of each dtype, spelled as a demangler prints it: HIP 5.x hiprtc finds a
+#: name expression's kernel by comparing demangled names, so typedefs (hf::f32) fail there
 CTYPE = {
     np.dtype(np.bool_): "bool",
-    np.dtype(np.int8): "hf::i8", np.dtype(np.int16): "hf::i16",
-    np.dtype(np.int32): "hf::i32", np.dtype(np.int64): "hf::i64",
-    np.dtype(np.uint8): "hf::u8", np.dtype(np.uint16): "hf::u16",
-    np.dtype(np.uint32): "hf::u32", np.dtype(np.uint64): "hf::u64",
-    np.dtype(np.float32): "hf::f32", np.dtype(np.float64): "hf::f64",
-    np.dtype(np.complex64): "hf::c64", np.dtype(np.complex128): "hf::c128",
+    np.dtype(np.int8): "signed char", np.dtype(np.int16): "short",
+    np.dtype(np.int32): "int", np.dtype(np.int64): "long long",
+    np.dtype(np.uint8): "unsigned char", np.dtype(np.uint16): "unsigned short",
+    np.dtype(np.uint32): "unsigned int", np.dtype(np.uint64): "unsigned long long",
+    np.dtype(np.float32): "float", np.dtype(np.float64): "double",
+    np.dtype(np.complex64): "hf::complex<float>", np.dtype(np.complex128): "hf::complex<double>",
 }
 #: every dtype the GPU kernels handle, in a fixed order
 DTYPES = tuple(CTYPE)

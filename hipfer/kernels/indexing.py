@@ -27,7 +27,7 @@ def storage_ctype(dt) -> str:
     if dt.kind == "c":
         return ctype(dt)
     ctype(dt)  # a clear TypeError for dtypes without a kernel type
-    return {1: "hf::u8", 2: "hf::u16", 4: "hf::u32", 8: "hf::u64"}[dt.itemsize]
+    return ctype(np.dtype(f"u{dt.itemsize}"))
 
 
 def gather_expr(dt, index_dt) -> str:
