@@ -1,0 +1,221 @@
+"""The ``hipfer`` command line (also ``python -m hipfer``).
+
+    hipfer info [--json] [--hiptensor PATH] [--cutensor PATH]
+    hipfer dump-kernels DIR [--only SUBSTR]
+    hipfer demo [ARGS...]
+
+``info`` and ``dump-kernels`` import only ``hipfer.prims.registry`` and
+``hipfer.kernels``: they work where CuPy is missing, broken or has no driver, which is
+exactly when one needs them.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+
+
+# ------------------------------------------------------------------------ info
+def _hipfer_version() -> str:
+    import hipfer
+    v = getattr(hipfer, "__version__", None)
+    if v:
+        return str(v)
+    from importlib import metadata
+    try:
+        return metadata.version("hipfer")
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def _runtime_version(stack: str, v) -> str:
+    """CUDA encodes 12040 as 12.4; HIP encodes major*10^7 + minor*10^5 + patch."""
+    if not isinstance(v, int):
+        return str(v)
+    if stack == "rocm":
+        return f"{v // 10_000_000}.{v // 100_000 % 100}.{v % 100_000}"
+    if stack == "cuda":
+        return f"{v // 1000}.{v % 1000 // 10}"
+    return str(v)
+
+
+def _gpu_names(count: int) -> list:
+    """Device names (and the gfx arch on ROCm); [] when CuPy cannot say."""
+    try:
+        import cupy
+        names = []
+        for i in range(count):
+            p = cupy.cuda.runtime.getDeviceProperties(i)
+            name = p.get("name", b"?")
+            name = name.decode(errors="replace") if isinstance(name, bytes) else str(name)
+            arch = p.get("gcnArchName", b"")
+            arch = arch.decode(errors="replace") if isinstance(arch, bytes) else str(arch)
+            names.append(f"{name} ({arch})" if arch else name)
+        return names
+    except Exception:  # a half-working driver must not break `info`
+        return []
+
+
+def _default_device() -> str:
+    from hipfer._device import get_default_device
+    try:
+        return str(get_default_device())
+    except ValueError as e:  # a bad HIPFER_DEVICE
+        return f"invalid ({e})"
+
+
+def _contraction_library(args) -> dict:
+    """Load the libraries named on the command line, then report what is loaded."""
+    from hipfer.prims import registry
+    errors = {}
+    for kind, path in (("hiptensor", args.hiptensor), ("cutensor", args.cutensor)):
+        if path:
+            try:
+                getattr(registry, f"load_{kind}")(path)
+            except (OSError, ValueError) as e:
+                errors[kind] = str(e)
+    lib = registry.contraction_library()
+    loaded = None if lib is None else {"kind": lib.kind, "path": lib.path, "version": lib.version}
+    return {"loaded": loaded, "errors": errors}
+
+
+def collect_info(args) -> dict:
+    import numpy as np
+    from hipfer.prims.registry import devices, gpu_status
+    st = gpu_status()
+    versions = {k: (_runtime_version(st.stack, v) if k in ("runtime", "driver") else str(v))
+                for k, v in st.versions.items()}
+    return {
+        "hipfer": _hipfer_version(),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "backends": ["numpy"] + (["cupy"] if st.usable else []),
+        "devices": [str(d) for d in devices()],
+        "default_device": _default_device(),
+        "gpu": {
+            "usable": st.usable,
+            "stack": st.stack or None,
+            "count": st.count,
+            "versions": versions,
+            "names": _gpu_names(st.count) if st.usable else [],
+            "reason": st.reason or None,
+        },
+        "contraction": _contraction_library(args),
+    }
+
+
+def _format_info(info: dict) -> str:
+    gpu = info["gpu"]
+    lines = [
+        f"hipfer          {info['hipfer']}",
+        f"python          {info['python']}",
+        f"numpy           {info['numpy']}",
+        f"backends        {', '.join(info['backends'])}",
+        f"devices         {', '.join(info['devices'])}",
+        f"default device  {info['default_device']}",
+    ]
+    if gpu["usable"]:
+        vers = ", ".join(f"{k} {v}" for k, v in gpu["versions"].items())
+        lines.append(f"gpu stack       {gpu['stack'].upper()} ({vers})")
+        for i, name in enumerate(gpu["names"]):
+            lines.append(f"  gpu:{i}         {name}")
+    else:
+        lines.append(f"gpu             none usable: {gpu['reason']}")
+        if gpu["versions"]:
+            lines.append("                " + ", ".join(f"{k} {v}" for k, v in gpu["versions"].items()))
+    lib = info["contraction"]["loaded"]
+    lines.append("contraction     " + (f"{lib['kind']} {lib['path']} (version {lib['version']})"
+                                       if lib else "no hipTENSOR/cuTENSOR loaded (GEMM-based einsum)"))
+    for kind, err in info["contraction"]["errors"].items():
+        lines.append(f"  {kind} failed: {err}")
+    return "\n".join(lines)
+
+
+def cmd_info(args) -> int:
+    info = collect_info(args)
+    print(json.dumps(info, indent=2) if args.json else _format_info(info))
+    return 1 if info["contraction"]["errors"] else 0
+
+
+# ---------------------------------------------------------------- dump-kernels
+def cmd_dump_kernels(args) -> int:
+    from hipfer.kernels import dump
+    paths = dump(args.dir, only=args.only)
+    if not paths:
+        what = f" matching {args.only!r}" if args.only else ""
+        print(f"hipfer dump-kernels: no kernel groups{what}", file=sys.stderr)
+        return 1
+    print(f"wrote {len(paths)} kernel group(s) to {args.dir}")
+    return 0
+
+
+# ------------------------------------------------------------------------ demo
+def cmd_demo(args) -> int:
+    from hipfer import demo  # lazily: it builds tensors, which the other commands avoid
+    rc = demo.main(args.args)
+    return int(rc or 0)
+
+
+# ----------------------------------------------------------------------- parse
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="hipfer",
+        description="hipfer: array-API tensors for AMD GPUs (CuPy-ROCm), NVIDIA GPUs "
+                    "(CuPy-CUDA) and the CPU (NumPy).")
+    p.add_argument("--traceback", action="store_true",
+                   help="show the full Python traceback when a command fails")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    s = sub.add_parser("info", help="versions, devices, GPU stack and why no GPU is usable")
+    s.add_argument("--json", action="store_true", help="print the same as JSON")
+    s.add_argument("--hiptensor", metavar="PATH", help="try loading libhiptensor.so from PATH")
+    s.add_argument("--cutensor", metavar="PATH", help="try loading libcutensor.so from PATH")
+    s.set_defaults(func=cmd_info)
+
+    s = sub.add_parser("dump-kernels",
+                       help="write every kernel group as a self-contained .hip file "
+                            "(for tools/hip-compile-check)")
+    s.add_argument("dir", help="output directory (created if missing)")
+    s.add_argument("--only", default="", metavar="SUBSTR",
+                   help="only the groups whose name contains SUBSTR")
+    s.set_defaults(func=cmd_dump_kernels)
+
+    # everything after `demo` goes to the demo untouched (see _split_demo_args)
+    s = sub.add_parser("demo", help="run the demo (hipfer demo --help for its options)",
+                       add_help=False)
+    s.set_defaults(func=cmd_demo, args=[])
+    return p
+
+
+def _split_demo_args(argv: list):
+    """(our argv, the demo's argv): argparse would try to parse `demo --size 3` itself."""
+    for i, a in enumerate(argv):
+        if not a.startswith("-"):
+            return (argv[:i + 1], argv[i + 1:]) if a == "demo" else (argv, [])
+    return argv, []
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    ours, demo_args = _split_demo_args(list(sys.argv[1:] if argv is None else argv))
+    args = parser.parse_args(ours)
+    if args.command == "demo":
+        args.args = demo_args
+    if args.command is None:
+        parser.print_help()
+        return 0
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        print("hipfer: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:
+        if args.traceback:
+            raise
+        print(f"hipfer {args.command}: error: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
