@@ -17,18 +17,14 @@ from ._dtypes import (  # noqa: F401
 )
 from ._device import Device, as_device, default_device, get_default_device  # noqa: F401
 from ._tensor import Tensor  # noqa: F401
-from ._creation import (  # noqa: F401
-    arange, asarray, empty, empty_like, full, full_like, ones, ones_like, zeros, zeros_like,
-)
+# The namespace: one module per topic of the standard, each listing its names in __all__.
+from ._creation import *  # noqa: F401,F403
 from ._elementwise import *  # noqa: F401,F403
-from ._elementwise import astype, conj, imag, real, where  # noqa: F401
-from ._manipulation import (  # noqa: F401
-    broadcast_to, diagonal, expand_dims, matrix_transpose, permute_dims, reshape, squeeze,
-)
-from ._statistical import all, any, max, mean, min, prod, std, sum, var  # noqa: F401
-from ._linear_algebra import matmul  # noqa: F401
-from ._sorting import argsort, sort, topk  # noqa: F401
-from ._indexing import index_put, scatter, take, take_along_axis  # noqa: F401
+from ._manipulation import *  # noqa: F401,F403
+from ._statistical import *  # noqa: F401,F403
+from ._linear_algebra import *  # noqa: F401,F403
+from ._sorting import *  # noqa: F401,F403
+from ._indexing import *  # noqa: F401,F403
 from . import prims, random  # noqa: F401
 from .prims.registry import load_cutensor, load_hiptensor  # noqa: F401
 

@@ -12,6 +12,9 @@ from .prims import descriptors as d
 from .prims.registry import get_backend
 
 
+__all__ = ["arange", "asarray", "empty", "empty_like", "full", "full_like", "ones", "ones_like", "zeros", "zeros_like"]
+
+
 def _dev(device):
     return get_default_device() if device is None else as_device(device)
 

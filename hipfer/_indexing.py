@@ -10,6 +10,9 @@ from .prims import descriptors as d
 from .prims.registry import get_backend
 
 
+__all__ = ["index_put", "scatter", "take", "take_along_axis"]
+
+
 def _basic_key(key, ndim):
     """Normalise a basic index to a tuple that always yields a view (never a scalar)."""
     if not isinstance(key, tuple):

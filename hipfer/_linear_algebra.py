@@ -13,6 +13,9 @@ from ._tensor import Tensor
 from .prims import descriptors as d
 
 
+__all__ = ["matmul"]
+
+
 def _as_batch3(x: Tensor, batch: tuple) -> Tensor:
     """x (..., r, c) as (B, r, c) for the broadcast batch shape; B = 1 if x has no batch."""
     r, c = x.shape[-2:]

@@ -8,6 +8,9 @@ from ._tensor import Tensor, xp_of
 from .prims import descriptors as d
 
 
+__all__ = ["broadcast_to", "diagonal", "expand_dims", "matrix_transpose", "permute_dims", "reshape", "squeeze"]
+
+
 def _axis(axis: int, ndim: int, what="axis") -> int:
     if not -ndim <= axis < ndim:
         raise IndexError(f"{what} {axis} is out of range for a {ndim}-d tensor")

@@ -6,6 +6,9 @@ from ._tensor import Tensor
 from .prims import descriptors as d
 
 
+__all__ = ["argsort", "sort", "topk"]
+
+
 def _check(x):
     if not isinstance(x, Tensor):
         raise TypeError(f"expected a hipfer Tensor, got {type(x).__name__}")

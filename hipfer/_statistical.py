@@ -14,6 +14,9 @@ from .prims import descriptors as d
 from .prims.optable import ReduceOp
 
 
+__all__ = ["all", "any", "max", "mean", "min", "prod", "std", "sum", "var"]
+
+
 def _axes(axis, ndim) -> tuple:
     if axis is None:
         return tuple(range(ndim))

@@ -98,6 +98,23 @@ template <class T> __device__ __forceinline__ T load(const T* p, long long i, bo
   return cj ? conj(v) : v;
 }
 
+// ---- arithmetic that wraps -----------------------------------------------------------
+// Integers compute in an unsigned type at least as wide as int and truncate back, so
+// they wrap (signed overflow, and u16 * u16 promoted to int, would be undefined);
+// floats and complex compute as they are; bool + is or, bool * is and.
+template <class T> struct wrap_of { typedef T type; };
+template <> struct wrap_of<i8>  { typedef u32 type; };
+template <> struct wrap_of<i16> { typedef u32 type; };
+template <> struct wrap_of<i32> { typedef u32 type; };
+template <> struct wrap_of<u8>  { typedef u32 type; };
+template <> struct wrap_of<u16> { typedef u32 type; };
+template <> struct wrap_of<i64> { typedef u64 type; };
+template <class T> __device__ __forceinline__ T wrap_add(T a, T b) { typedef typename wrap_of<T>::type W; return (T)((W)a + (W)b); }
+template <class T> __device__ __forceinline__ T wrap_sub(T a, T b) { typedef typename wrap_of<T>::type W; return (T)((W)a - (W)b); }
+template <class T> __device__ __forceinline__ T wrap_mul(T a, T b) { typedef typename wrap_of<T>::type W; return (T)((W)a * (W)b); }
+template <> __device__ __forceinline__ bool wrap_add(bool a, bool b) { return a || b; }
+template <> __device__ __forceinline__ bool wrap_mul(bool a, bool b) { return a && b; }
+
 // ---- conversions between any two dtypes (PointwiseCast; NumPy's rules) -----------
 template <class To> struct cast_to {
   template <class From> __device__ __forceinline__ static To from(From v) { return (To)v; }

@@ -36,27 +36,7 @@ template <> struct limits<u64> { __device__ static u64 lowest() { return 0; } __
 template <> struct limits<f32> { __device__ static f32 lowest() { return -__int_as_float(0x7f800000); } __device__ static f32 highest() { return __int_as_float(0x7f800000); } };
 template <> struct limits<f64> { __device__ static f64 lowest() { return -__longlong_as_double(0x7ff0000000000000LL); } __device__ static f64 highest() { return __longlong_as_double(0x7ff0000000000000LL); } };
 
-// ---- integer arithmetic that wraps (two's complement) without signed-overflow UB ----
-// Integers are computed in an unsigned type of at least 32 bits (so u16 * u16 cannot
-// overflow a promoted int) and truncated back; floats are computed as they are.
-template <class T> struct wrap_type { typedef T type; };
-template <> struct wrap_type<i8>  { typedef u32 type; };
-template <> struct wrap_type<u8>  { typedef u32 type; };
-template <> struct wrap_type<i16> { typedef u32 type; };
-template <> struct wrap_type<u16> { typedef u32 type; };
-template <> struct wrap_type<i32> { typedef u32 type; };
-template <> struct wrap_type<u32> { typedef u32 type; };
-template <> struct wrap_type<i64> { typedef u64 type; };
-template <> struct wrap_type<u64> { typedef u64 type; };
-
-template <class T> __device__ __forceinline__ T add_wrap(T a, T b) {
-  typedef typename wrap_type<T>::type U;
-  return (T)((U)a + (U)b);
-}
-template <class T> __device__ __forceinline__ T mul_wrap(T a, T b) {
-  typedef typename wrap_type<T>::type U;
-  return (T)((U)a * (U)b);
-}
+// (wrapping integer arithmetic: hf::wrap_add / wrap_mul in common.cuh)
 
 // NumPy's maximum / minimum: a NaN on either side wins (a != a only for NaN).
 template <class T> __device__ __forceinline__ T max_nan(T a, T b) { return (a > b || a != a) ? a : b; }
@@ -69,19 +49,19 @@ struct sr_max_plus {
   template <class T> __device__ static T start() { return limits<T>::lowest(); }
   template <class T> __device__ static T zero()  { return limits<T>::lowest(); }
   template <class T> __device__ static T add(T a, T b) { return max_nan(a, b); }
-  template <class T> __device__ static T mul(T a, T b) { return add_wrap(a, b); }
+  template <class T> __device__ static T mul(T a, T b) { return wrap_add(a, b); }
 };
 struct sr_min_plus {
   template <class T> __device__ static T start() { return limits<T>::highest(); }
   template <class T> __device__ static T zero()  { return limits<T>::highest(); }
   template <class T> __device__ static T add(T a, T b) { return min_nan(a, b); }
-  template <class T> __device__ static T mul(T a, T b) { return add_wrap(a, b); }
+  template <class T> __device__ static T mul(T a, T b) { return wrap_add(a, b); }
 };
 struct sr_max_mul {
   template <class T> __device__ static T start() { return limits<T>::lowest(); }
   template <class T> __device__ static T zero()  { return T(0); }
   template <class T> __device__ static T add(T a, T b) { return max_nan(a, b); }
-  template <class T> __device__ static T mul(T a, T b) { return mul_wrap(a, b); }
+  template <class T> __device__ static T mul(T a, T b) { return wrap_mul(a, b); }
 };
 
 __device__ __forceinline__ i64 abs_i64(i64 v) { return v < 0 ? -v : v; }

@@ -25,15 +25,6 @@ template <class T> struct is_int {
   static const bool value = !is_bool<T>::value && !is_float<T>::value && !is_complex<T>::value;
 };
 
-// Integer arithmetic runs in an unsigned type at least as wide as int, so that it
-// wraps (signed overflow and int promotion of u16 * u16 would be undefined).
-template <class T> struct wrap_of { typedef u32 type; };
-template <> struct wrap_of<i64> { typedef u64 type; };
-template <> struct wrap_of<u64> { typedef u64 type; };
-template <class T> HF_OP T wrap_add(T a, T b) { typedef typename wrap_of<T>::type W; return (T)((W)a + (W)b); }
-template <class T> HF_OP T wrap_sub(T a, T b) { typedef typename wrap_of<T>::type W; return (T)((W)a - (W)b); }
-template <class T> HF_OP T wrap_mul(T a, T b) { typedef typename wrap_of<T>::type W; return (T)((W)a * (W)b); }
-
 // ---- real math: f32 -> the f-suffixed builtin, f64 -> the plain one ---------------
 namespace fm {
 #define HF_FM1(name) \

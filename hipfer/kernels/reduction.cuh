@@ -23,27 +23,7 @@
 
 namespace hf {
 
-// ---- arithmetic that wraps for integers (signed overflow is undefined in C++) ----------
-// Narrow ints would be promoted to int (where u16 * u16 can overflow), so all integer
-// arithmetic happens in unsigned 32/64 bits. bool + is or, bool * is and.
-template <class T> struct red_wide { typedef T type; };
-template <> struct red_wide<i8>  { typedef u32 type; };
-template <> struct red_wide<i16> { typedef u32 type; };
-template <> struct red_wide<i32> { typedef u32 type; };
-template <> struct red_wide<u8>  { typedef u32 type; };
-template <> struct red_wide<u16> { typedef u32 type; };
-template <> struct red_wide<i64> { typedef u64 type; };
-
-template <class T> __device__ __forceinline__ T red_add(T a, T b) {
-  typedef typename red_wide<T>::type W;
-  return (T)((W)a + (W)b);
-}
-template <class T> __device__ __forceinline__ T red_mul(T a, T b) {
-  typedef typename red_wide<T>::type W;
-  return (T)((W)a * (W)b);
-}
-template <> __device__ __forceinline__ bool red_add(bool a, bool b) { return a || b; }
-template <> __device__ __forceinline__ bool red_mul(bool a, bool b) { return a && b; }
+// (wrapping integer arithmetic: hf::wrap_add / wrap_mul in common.cuh)
 
 template <class T> __device__ __forceinline__ bool red_isnan(T v) { return v != v; }
 template <class R> __device__ __forceinline__ bool red_isnan(complex<R> v) { return v.re != v.re || v.im != v.im; }
@@ -102,8 +82,8 @@ template <class In, class Out, class Pre>
 struct red_sum {
   typedef In in_t; typedef Out acc_t; typedef Out out_t;
   __device__ static acc_t init() { return acc_t(0); }
-  __device__ static acc_t step(acc_t a, In x) { return red_add(a, cast<Out>(Pre::apply(x))); }
-  __device__ static acc_t merge(acc_t a, acc_t b) { return red_add(a, b); }
+  __device__ static acc_t step(acc_t a, In x) { return wrap_add(a, cast<Out>(Pre::apply(x))); }
+  __device__ static acc_t merge(acc_t a, acc_t b) { return wrap_add(a, b); }
   __device__ static Out finalize(acc_t a, const red_params& p) { return p.mode ? red_div(a, p.count) : a; }
 };
 
@@ -111,8 +91,8 @@ template <class In, class Out, class Pre>
 struct red_prod {
   typedef In in_t; typedef Out acc_t; typedef Out out_t;
   __device__ static acc_t init() { return acc_t(1); }
-  __device__ static acc_t step(acc_t a, In x) { return red_mul(a, cast<Out>(Pre::apply(x))); }
-  __device__ static acc_t merge(acc_t a, acc_t b) { return red_mul(a, b); }
+  __device__ static acc_t step(acc_t a, In x) { return wrap_mul(a, cast<Out>(Pre::apply(x))); }
+  __device__ static acc_t merge(acc_t a, acc_t b) { return wrap_mul(a, b); }
   __device__ static Out finalize(acc_t a, const red_params&) { return a; }
 };
 
@@ -244,9 +224,9 @@ __device__ typename R::acc_t red_block_merge(typename R::acc_t v) {
 // Factors of 1 are skipped: (inf + 1j) * (1 + 0j) would make a NaN.
 template <class T>
 __device__ __forceinline__ T red_axpby(T alpha, T r, T beta, const T* out, i64 o) {
-  const T v = alpha == T(1) ? r : red_mul(alpha, r);
+  const T v = alpha == T(1) ? r : wrap_mul(alpha, r);
   if (beta == T(0)) return v;
-  return red_add(beta == T(1) ? out[o] : red_mul(beta, out[o]), v);
+  return wrap_add(beta == T(1) ? out[o] : wrap_mul(beta, out[o]), v);
 }
 
 // Task t of output m: the final value (unsplit K) or the split partial part[t].

@@ -145,12 +145,13 @@ class _Handler:
 
 class _Unary(_Handler):
     """ScalarUnary, AnalyticUnary, ComplexRealUnary: out = op(x)."""
+    exprs = staticmethod(ek.unary)  # (row, dtype) -> the kernel pair
 
     def accepts(self, desc, dtypes):
         return dtypes[0].kind in desc.op.row.kinds
 
     def make(self, desc, dtypes, shapes, outs, strides, conj):
-        launch = _launcher(ek.unary(desc.op.row, dtypes[0]), dtypes, shapes, strides, outs)
+        launch = _launcher(self.exprs(desc.op.row, dtypes[0]), dtypes, shapes, strides, outs)
         cj = _conj_mask(dtypes, conj)
 
         def run(inputs, out):
@@ -163,19 +164,12 @@ class _ComplexReal(_Unary):
         return dtypes[0].kind == "c" and desc.op in (UnaryOp.ABS, UnaryOp.REAL, UnaryOp.IMAG)
 
 
-class _Binary(_Handler):
+class _Binary(_Unary):
     """ScalarBinary, AnalyticBinary, MetadataBinary: out = op(a, b) (broadcasting)."""
+    exprs = staticmethod(ek.binary)
 
     def accepts(self, desc, dtypes):
         return all(dt.kind in desc.op.row.kinds for dt in dtypes)
-
-    def make(self, desc, dtypes, shapes, outs, strides, conj):
-        launch = _launcher(ek.binary(desc.op.row, dtypes[0]), dtypes, shapes, strides, outs)
-        cj = _conj_mask(dtypes, conj)
-
-        def run(inputs, out):
-            launch(inputs, out, cj)
-        return run
 
 
 class _MetadataBinary(_Binary):
