@@ -35,7 +35,14 @@ def _scalar_tensor(value, dt, device) -> Tensor:
 
 
 def _operands(a, b):
-    """Promote a pair of operands (Tensors or Python scalars) to Tensors of one dtype."""
+    """Promote a pair of operands (Tensors, Python or NumPy scalars) to Tensors of one dtype.
+
+    Tensors promote by hipfer._dtypes.result_type (the standard's tables; NumPy's rules
+    across kinds). Python scalars are weak: they take the tensor's dtype where their kind
+    fits (an int out of its range raises OverflowError) -- see hipfer._dtypes. NumPy
+    scalars count as 0-d tensors of their dtype, as in NumPy 2. Anything else raises
+    _NotAnOperand, so an operator can return NotImplemented.
+    """
     ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
     for v, is_t in ((a, ta), (b, tb)):
         if not is_t and not isinstance(v, (bool, int, float, complex, np.generic)):
@@ -43,13 +50,14 @@ def _operands(a, b):
     if not (ta or tb):
         raise TypeError("at least one operand must be a hipfer Tensor")
     if ta and tb:
-        dt = _dtypes.result_type(a.dtype, b.dtype)
+        return a, b, _dtypes.result_type(a.dtype, b.dtype)
+    t, s = (a, b) if ta else (b, a)
+    if isinstance(s, np.generic):
+        dt = _dtypes.result_type(t.dtype, s.dtype)
     else:
-        t, s = (a, b) if ta else (b, a)
-        dt = _dtypes.result_type(t.dtype, s)  # NumPy 2: Python scalars are weak
-        s = _scalar_tensor(s, dt, t.device)
-        a, b = (t, s) if ta else (s, t)
-    return a, b, dt
+        dt = _dtypes.scalar_type(t.dtype, s)
+    s = _scalar_tensor(s, dt, t.device)
+    return (t, s, dt) if ta else (s, t, dt)
 
 
 def _unary(op: UnaryOp):
@@ -74,8 +82,8 @@ def _binary(op: BinaryOp, swap=False):
     def fn(x1, x2, /):
         a, b = (x2, x1) if swap else (x1, x2)
         a, b, dt = _operands(a, b)
-        if dt.kind not in row.kinds and dt.kind in "biu" and "f" in row.kinds:
-            dt = _dtypes.default_float  # true division / analytic ops of integers
+        if dt.kind not in row.kinds and dt.kind in "biu" and "f" in row.kinds and "i" not in row.kinds:
+            dt = _dtypes.default_float  # true division / float-only ops of integers
         if dt.kind not in row.kinds:
             raise TypeError(f"{fn.__name__}() does not support dtype {dt}")
         return Tensor(_ops.run(desc, [_astype(a, dt), _astype(b, dt)]))
@@ -89,6 +97,11 @@ _UNARY = {
     "cos": UnaryOp.COS, "tan": UnaryOp.TAN, "tanh": UnaryOp.TANH, "asin": UnaryOp.ASIN,
     "acos": UnaryOp.ACOS, "atan": UnaryOp.ATAN, "sinh": UnaryOp.SINH, "cosh": UnaryOp.COSH,
     "asinh": UnaryOp.ASINH, "acosh": UnaryOp.ACOSH, "atanh": UnaryOp.ATANH,
+    "positive": UnaryOp.POSITIVE, "bitwise_invert": UnaryOp.BITWISE_INVERT,
+    "logical_not": UnaryOp.LOGICAL_NOT, "ceil": UnaryOp.CEIL, "floor": UnaryOp.FLOOR,
+    "trunc": UnaryOp.TRUNC, "round": UnaryOp.ROUND, "sign": UnaryOp.SIGN, "signbit": UnaryOp.SIGNBIT,
+    "isnan": UnaryOp.ISNAN, "isinf": UnaryOp.ISINF, "isfinite": UnaryOp.ISFINITE,
+    "log2": UnaryOp.LOG2, "log10": UnaryOp.LOG10,
 }
 _BINARY = {
     "add": BinaryOp.ADD, "subtract": BinaryOp.SUB, "multiply": BinaryOp.MUL,
@@ -97,12 +110,17 @@ _BINARY = {
     "greater": BinaryOp.GREATER, "greater_equal": BinaryOp.GREATER_EQUAL,
     "equal": BinaryOp.EQUAL, "not_equal": BinaryOp.NOT_EQUAL, "pow": BinaryOp.POW,
     "atan2": BinaryOp.ATAN2, "hypot": BinaryOp.HYPOT, "xlogy": BinaryOp.XLOGY,
-    "bitwise_and": BinaryOp.BITWISE_AND,
+    "bitwise_and": BinaryOp.BITWISE_AND, "bitwise_or": BinaryOp.BITWISE_OR,
+    "bitwise_xor": BinaryOp.BITWISE_XOR, "bitwise_left_shift": BinaryOp.BITWISE_LEFT_SHIFT,
+    "bitwise_right_shift": BinaryOp.BITWISE_RIGHT_SHIFT, "logical_and": BinaryOp.LOGICAL_AND,
+    "logical_or": BinaryOp.LOGICAL_OR, "logical_xor": BinaryOp.LOGICAL_XOR,
+    "floor_divide": BinaryOp.FLOOR_DIVIDE, "remainder": BinaryOp.REMAINDER,
+    "copysign": BinaryOp.COPYSIGN, "nextafter": BinaryOp.NEXTAFTER, "logaddexp": BinaryOp.LOGADDEXP,
 }
 # a < b is b > a: the same kernel with the operands swapped
 _SWAPPED = {"less": BinaryOp.GREATER, "less_equal": BinaryOp.GREATER_EQUAL}
 
-__all__ = ["conj", "real", "imag", "where", "astype"]
+__all__ = ["conj", "real", "imag", "where", "clip"]
 for _name, _op in _UNARY.items():
     globals()[_name] = _unary(_op)
     globals()[_name].__name__ = _name
@@ -142,21 +160,46 @@ def imag(x: Tensor, /) -> Tensor:
     return globals()["negative"](im) if x._conj else im
 
 
-def astype(x: Tensor, dtype, /, *, copy: bool = True, device=None) -> Tensor:
-    dt = _dtypes.as_dtype(dtype)
-    if device is not None:
-        x = x.to_device(device)
-    if x.dtype == dt and not copy:
-        return x
-    if x.dtype.kind == "c" and dt.kind != "c":
-        raise TypeError(f"astype from {x.dtype} to {dt} would drop the imaginary part; "
-                        "take real() first")
-    return Tensor(_ops.run(d.PointwiseCast(dt), [x]))
-
-
 def where(condition: Tensor, x1, x2, /) -> Tensor:
     if not isinstance(condition, Tensor) or condition.dtype != np.bool_:
         raise TypeError("where() needs a bool Tensor condition")
     a, b, dt = _operands(x1, x2)
     desc = d.MetadataWhere() if dt.kind in "biu" else d.MaskWhere()
     return Tensor(_ops.run(desc, [condition, _astype(a, dt), _astype(b, dt)]))
+
+
+# ------------------------------------------------------------------------- clip
+def _clip_bound(x: Tensor, bound, name: str) -> Tensor:
+    """A clip bound as a Tensor of x's dtype (the standard fixes the result dtype to x's).
+    A Python int bound of an integer x is first clamped to the dtype's range, so it
+    clips as the exact value would; a float bound of an integer x is refused."""
+    dt = x.dtype
+    if isinstance(bound, Tensor):
+        if bound.dtype.kind not in "biuf":
+            raise TypeError(f"clip() {name} must be real-valued, got dtype {bound.dtype}")
+        return _astype(bound, dt)
+    if isinstance(bound, bool) or not isinstance(bound, (int, float, np.integer, np.floating)):
+        raise TypeError(f"clip() {name} must be an int, a float, a Tensor or None, "
+                        f"got {type(bound).__name__}")
+    if dt.kind in "iu":
+        if isinstance(bound, (float, np.floating)):
+            raise TypeError(f"clip() {name}={bound!r} is a float but x has dtype {dt}")
+        info = np.iinfo(dt)
+        bound = min(max(int(bound), int(info.min)), int(info.max))
+    return _scalar_tensor(bound, dt, x.device)
+
+
+def clip(x: Tensor, /, min=None, max=None) -> Tensor:
+    """Clamp x to [min, max]: minimum(maximum(x, min), max) in x's dtype, broadcasting x
+    against the bounds. NaN in x or in a bound gives NaN (the standard's special cases);
+    min > max gives max (NumPy's)."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"clip() expects a hipfer Tensor, got {type(x).__name__}")
+    if x.dtype.kind not in "iuf":
+        raise TypeError(f"clip() needs a real-valued x, got dtype {x.dtype}")
+    out = x
+    if min is not None:
+        out = Tensor(_ops.run(d.ScalarBinary(BinaryOp.MAXIMUM), [out, _clip_bound(x, min, "min")]))
+    if max is not None:
+        out = Tensor(_ops.run(d.ScalarBinary(BinaryOp.MINIMUM), [out, _clip_bound(x, max, "max")]))
+    return _materialize(x) if out is x else out

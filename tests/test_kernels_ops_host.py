@@ -32,6 +32,8 @@ _PRELUDE = """
 #include <string.h>
 static inline float __int_as_float(int i) { float f; memcpy(&f, &i, 4); return f; }
 static inline double __longlong_as_double(long long i) { double f; memcpy(&f, &i, 8); return f; }
+static inline int __float_as_int(float f) { int i; memcpy(&i, &f, 4); return i; }
+static inline long long __double_as_longlong(double f) { long long i; memcpy(&i, &f, 8); return i; }
 #include "ops.cuh"
 template <class Op, class T, class R> void map1(const void* x, void* y, long n) {
   for (long i = 0; i < n; ++i) ((R*)y)[i] = Op()(((const T*)x)[i]);
@@ -104,7 +106,22 @@ def _log1p(z):
     return ref
 
 
+def _backend_ref(name):
+    """The NumPy backend's own function, where it departs from NumPy's (integer power
+    with negative exponents, the standard's complex sign of NaN and expm1 at infinities)."""
+    from hipfer.backends.numpy.elementwise import numpy_impl
+
+    def ref(*xs):
+        out = np.empty(np.broadcast_shapes(*(x.shape for x in xs)), xs[0].dtype)
+        numpy_impl(name, xs[0].dtype)(*xs, out=out)
+        return out
+    return ref
+
+
 _REF = {
+    "power": _backend_ref("power"),
+    "sign": _backend_ref("sign"),
+    "expm1": _backend_ref("expm1"),
     "log1p": _log1p,
     "rsqrt": lambda x: 1 / np.sqrt(x),
     "clamp_min": lambda x, lo: np.where(x < lo, lo, x),

@@ -41,6 +41,21 @@ REF_UNARY = {
     UnaryOp.ASINH: np.arcsinh,
     UnaryOp.ACOSH: np.arccosh,
     UnaryOp.ATANH: np.arctanh,
+    UnaryOp.POSITIVE: np.positive,
+    UnaryOp.BITWISE_INVERT: np.invert,
+    UnaryOp.LOGICAL_NOT: np.logical_not,
+    UnaryOp.CEIL: np.ceil,
+    UnaryOp.FLOOR: np.floor,
+    UnaryOp.TRUNC: np.trunc,
+    UnaryOp.ROUND: np.round,
+    UnaryOp.SIGN: lambda x: np.where(np.isnan(x), complex(np.nan, np.nan), np.sign(x))
+    if x.dtype.kind == "c" else np.sign(x),  # the standard's: a NaN part gives nan + nan j
+    UnaryOp.SIGNBIT: np.signbit,
+    UnaryOp.ISNAN: np.isnan,
+    UnaryOp.ISINF: np.isinf,
+    UnaryOp.ISFINITE: np.isfinite,
+    UnaryOp.LOG2: np.log2,
+    UnaryOp.LOG10: np.log10,
 }
 
 
@@ -54,6 +69,18 @@ def _clamp_max(x, hi):
 
 def _xlogy(x, y):
     return np.where((x == 0) & ~np.isnan(y), 0, x * np.log(y))
+
+
+def _pow(a, b):
+    """Integers: wrapping, and a negative exponent gives the truncated 1 / a**|b|."""
+    if a.dtype.kind not in "iu":
+        return a ** b
+    neg = b < 0
+    p = np.power(a, np.where(neg, 0, b))
+    if a.dtype.kind == "u" or not neg.any():
+        return p
+    trunc = np.where(a == 1, 1, np.where(a == -1, np.where(b % 2 == 1, -1, 1), 0))
+    return np.where(neg, trunc, p).astype(a.dtype)
 
 
 def _sub(a, b):
@@ -73,13 +100,25 @@ REF_BINARY = {
     BinaryOp.CLAMP_MAX: _clamp_max,
     BinaryOp.GREATER: lambda a, b: a > b,
     BinaryOp.GREATER_EQUAL: lambda a, b: a >= b,
-    BinaryOp.POW: lambda a, b: a ** b,
+    BinaryOp.POW: _pow,
     BinaryOp.ATAN2: np.arctan2,
     BinaryOp.HYPOT: np.hypot,
     BinaryOp.XLOGY: _xlogy,
     BinaryOp.EQUAL: lambda a, b: a == b,
     BinaryOp.NOT_EQUAL: lambda a, b: a != b,
     BinaryOp.BITWISE_AND: lambda a, b: a & b,
+    BinaryOp.BITWISE_OR: lambda a, b: a | b,
+    BinaryOp.BITWISE_XOR: lambda a, b: a ^ b,
+    BinaryOp.BITWISE_LEFT_SHIFT: np.left_shift,
+    BinaryOp.BITWISE_RIGHT_SHIFT: np.right_shift,
+    BinaryOp.LOGICAL_AND: np.logical_and,
+    BinaryOp.LOGICAL_OR: np.logical_or,
+    BinaryOp.LOGICAL_XOR: np.logical_xor,
+    BinaryOp.FLOOR_DIVIDE: np.floor_divide,
+    BinaryOp.REMAINDER: np.remainder,
+    BinaryOp.COPYSIGN: np.copysign,
+    BinaryOp.NEXTAFTER: np.nextafter,
+    BinaryOp.LOGADDEXP: np.logaddexp,
 }
 
 _UNARY_DESC = {"scalar": d.ScalarUnary, "analytic": d.AnalyticUnary}

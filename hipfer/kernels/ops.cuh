@@ -24,6 +24,7 @@ template <class T> struct is_bool { static const bool value = is_same<T, bool>::
 template <class T> struct is_int {
   static const bool value = !is_bool<T>::value && !is_float<T>::value && !is_complex<T>::value;
 };
+template <class T> struct is_signed_int { static const bool value = is_int<T>::value && T(-1) < T(0); };
 
 // ---- real math: f32 -> the f-suffixed builtin, f64 -> the plain one ---------------
 namespace fm {
@@ -37,6 +38,8 @@ HF_FM1(fabs) HF_FM1(sqrt) HF_FM1(exp) HF_FM1(expm1) HF_FM1(log) HF_FM1(log1p)
 HF_FM1(sin) HF_FM1(cos) HF_FM1(tan) HF_FM1(sinh) HF_FM1(cosh) HF_FM1(tanh)
 HF_FM1(asin) HF_FM1(acos) HF_FM1(atan) HF_FM1(asinh) HF_FM1(acosh) HF_FM1(atanh)
 HF_FM2(atan2) HF_FM2(hypot) HF_FM2(pow) HF_FM2(copysign)
+HF_FM1(ceil) HF_FM1(floor) HF_FM1(trunc) HF_FM1(rint) HF_FM1(log2) HF_FM1(log10)
+HF_FM2(fmod)
 #undef HF_FM1
 #undef HF_FM2
 HF_OP f32 fma(f32 a, f32 b, f32 c) { return ::fmaf(a, b, c); }
@@ -71,6 +74,25 @@ template <> struct K<f64> {
 };
 template <class R> HF_OP R ln2() { return (R)0.69314718055994530942; }
 template <class R> HF_OP R pi_2() { return (R)1.57079632679489661923; }
+template <class R> HF_OP R log2e() { return (R)1.44269504088896340736; }
+template <class R> HF_OP R log10e() { return (R)0.43429448190325182765; }
+
+// NumPy's npy_divmod: the floor quotient of a / b (returned) and the remainder with
+// the divisor's sign (mod), paired so that a == mod + b * floor(a / b) up to rounding.
+// b == 0 gives a / b and fmod(a, 0) (inf or nan).
+template <class R> HF_OP R divmod(R a, R b, R& mod) {
+  mod = fmod(a, b);
+  if (b == R(0)) return a / b;
+  R div = (a - mod) / b;
+  if (mod != R(0)) {
+    if ((b < R(0)) != (mod < R(0))) { mod += b; div -= R(1); }
+  } else {
+    mod = copysign(R(0), b);
+  }
+  if (div == R(0)) return copysign(R(0), a / b);
+  R fl = floor(div);  // snap to the nearest integral value
+  return div - fl > R(0.5) ? fl + R(1) : fl;
+}
 
 // a * b rounded on its own, never fused with a following add into an fma (the
 // error-free sums below rely on it). nvcc/NVRTC fuse unless told; hipcc honours the
@@ -174,10 +196,18 @@ template <class R> HF_OP complex<R> sqrt(complex<R> z) {
   return scale ? mk(r.re * R(2), r.im * R(2)) : r;
 }
 
-// NumPy's formula: accurate near 0 (no exp(z) - 1 cancellation).
+// NumPy's formula for finite z: accurate near 0 (no exp(z) - 1 cancellation); a real z
+// keeps a signed-zero imaginary part even where exp(x) overflows. Infinite or NaN parts:
+// exp(z) - 1, which gives the standard's special values (NumPy's formula gives
+// inf + nan j at inf + 0j).
 template <class R> HF_OP complex<R> expm1(complex<R> z) {
-  R h = fm::sin(z.im * R(0.5));
-  return mk(fm::expm1(z.re) * fm::cos(z.im) - R(2) * h * h, fm::exp(z.re) * fm::sin(z.im));
+  R x = z.re, y = z.im;
+  if (!fm::is_finite(x) || !fm::is_finite(y)) {
+    complex<R> e = exp(z);
+    return mk(e.re - R(1), e.im);
+  }
+  R h = fm::sin(y * R(0.5));
+  return mk(fm::expm1(x) * fm::cos(y) - R(2) * h * h, y == R(0) ? y : fm::exp(x) * fm::sin(y));
 }
 
 // log(1 + z) with |1 + z|^2 - 1 = 2x + x^2 + y^2 summed exactly: accurate near 0 and
@@ -395,6 +425,20 @@ template <class R> HF_OP complex<R> pow(complex<R> a, complex<R> b) {
   }
   return exp(mul_annex_g(b, log(a)));
 }
+
+// x / |x| (NumPy's, with the standard's rule that a NaN part gives nan + nan j): an
+// infinite part gives its sign on that axis, both infinite nan + nan j, 0 gives 0.
+template <class R> HF_OP complex<R> sign(complex<R> z) {
+  R n = fm::nan<R>();
+  if (fm::is_nan(z.re) || fm::is_nan(z.im)) return mk(n, n);
+  bool ire = fm::is_inf(z.re), iim = fm::is_inf(z.im);
+  if (ire && iim) return mk(n, n);
+  if (ire) return mk(z.re > 0 ? R(1) : R(-1), R(0));
+  if (iim) return mk(R(0), z.im > 0 ? R(1) : R(-1));
+  R a = fm::hypot(z.re, z.im);
+  if (a == R(0)) return mk(R(0), R(0));
+  return mk(z.re / a, z.im / a);
+}
 }  // namespace cx
 
 // ============================ the op functors ======================================
@@ -556,10 +600,30 @@ struct op_bitwise_and {
   template <class T> HF_OP T operator()(T a, T b) const { return (T)(a & b); }
 };
 
+// Integer power: exact modulo 2^bits (wrapping), by repeated squaring. NumPy refuses
+// negative exponents; here they give the truncated 1 / a^|b|: 1 for a == 1, +-1 for
+// a == -1, else 0.
+template <class T> HF_OP T int_pow(T a, T b) {
+  if constexpr (is_signed_int<T>::value) {
+    if (b < T(0)) {
+      if (a == T(1)) return T(1);
+      if (a == T(-1)) return (b & T(1)) ? T(-1) : T(1);
+      return T(0);
+    }
+  }
+  T acc = T(1), p = a;
+  for (u64 e = (u64)b; e != 0; e >>= 1) {
+    if (e & 1) acc = wrap_mul(acc, p);
+    if (e > 1) p = wrap_mul(p, p);
+  }
+  return acc;
+}
+
 struct op_power {
   template <class T> HF_OP T operator()(T a, T b) const {
     if constexpr (is_complex<T>::value) return cx::pow(a, b);
-    else return fm::pow(a, b);
+    else if constexpr (is_float<T>::value) return fm::pow(a, b);
+    else return int_pow(a, b);
   }
 };
 
@@ -581,6 +645,229 @@ struct op_xlogy {
       if (x == T(0) && !fm::is_nan(y)) return T(0);
       return x * fm::log(y);
     }
+  }
+};
+
+
+// ---- the rest of the array API's elementwise functions ---------------------------
+
+struct op_positive {
+  template <class T> HF_OP T operator()(T x) const { return x; }
+};
+
+struct op_bitwise_invert {
+  template <class T> HF_OP T operator()(T x) const {
+    if constexpr (is_bool<T>::value) return !x;
+    else return (T)~x;
+  }
+};
+
+struct op_logical_not {
+  template <class T> HF_OP T operator()(T x) const { return !x; }
+};
+
+// Rounding: integers are already integral.
+struct op_ceil {
+  template <class T> HF_OP T operator()(T x) const {
+    if constexpr (is_float<T>::value) return fm::ceil(x);
+    else return x;
+  }
+};
+
+struct op_floor {
+  template <class T> HF_OP T operator()(T x) const {
+    if constexpr (is_float<T>::value) return fm::floor(x);
+    else return x;
+  }
+};
+
+struct op_trunc {
+  template <class T> HF_OP T operator()(T x) const {
+    if constexpr (is_float<T>::value) return fm::trunc(x);
+    else return x;
+  }
+};
+
+// Half to even (rint in the default rounding mode); complex: each part.
+struct op_round {
+  template <class T> HF_OP T operator()(T x) const {
+    if constexpr (is_complex<T>::value) return T(fm::rint(x.re), fm::rint(x.im));
+    else if constexpr (is_float<T>::value) return fm::rint(x);
+    else return x;
+  }
+};
+
+// -1, 0 or 1 (NaN stays NaN, -0.0 gives 0.0); complex: x / |x|.
+struct op_sign {
+  template <class T> HF_OP T operator()(T x) const {
+    if constexpr (is_complex<T>::value) return cx::sign(x);
+    else if constexpr (is_float<T>::value) return x > T(0) ? T(1) : (x < T(0) ? T(-1) : (x == T(0) ? T(0) : x));
+    else if constexpr (is_signed_int<T>::value) return x > T(0) ? T(1) : (x < T(0) ? T(-1) : T(0));
+    else return x > T(0) ? T(1) : T(0);
+  }
+};
+
+struct op_signbit {
+  template <class T> HF_OP bool operator()(T x) const { return fm::copysign(T(1), x) < T(0); }
+};
+
+struct op_isnan {
+  template <class T> HF_OP bool operator()(T x) const {
+    if constexpr (is_complex<T>::value) return fm::is_nan(x.re) || fm::is_nan(x.im);
+    else if constexpr (is_float<T>::value) return fm::is_nan(x);
+    else return false;
+  }
+};
+
+struct op_isinf {
+  template <class T> HF_OP bool operator()(T x) const {
+    if constexpr (is_complex<T>::value) return fm::is_inf(x.re) || fm::is_inf(x.im);
+    else if constexpr (is_float<T>::value) return fm::is_inf(x);
+    else return false;
+  }
+};
+
+struct op_isfinite {
+  template <class T> HF_OP bool operator()(T x) const {
+    if constexpr (is_complex<T>::value) return fm::is_finite(x.re) && fm::is_finite(x.im);
+    else if constexpr (is_float<T>::value) return fm::is_finite(x);
+    else return true;
+  }
+};
+
+// NumPy's complex log2 / log10: log(z) scaled by log2(e) / log10(e).
+struct op_log2 {
+  template <class T> HF_OP T operator()(T x) const {
+    if constexpr (is_complex<T>::value) {
+      T l = cx::log(x);
+      return T(l.re * fm::log2e<decltype(l.re)>(), l.im * fm::log2e<decltype(l.re)>());
+    } else {
+      return fm::log2(x);
+    }
+  }
+};
+
+struct op_log10 {
+  template <class T> HF_OP T operator()(T x) const {
+    if constexpr (is_complex<T>::value) {
+      T l = cx::log(x);
+      return T(l.re * fm::log10e<decltype(l.re)>(), l.im * fm::log10e<decltype(l.re)>());
+    } else {
+      return fm::log10(x);
+    }
+  }
+};
+
+struct op_bitwise_or {
+  template <class T> HF_OP T operator()(T a, T b) const { return (T)(a | b); }
+};
+
+struct op_bitwise_xor {
+  template <class T> HF_OP T operator()(T a, T b) const { return (T)(a ^ b); }
+};
+
+// NumPy's shifts, without C's undefined behaviour: a shift by the width or more (a
+// negative count reads as huge) gives 0, or -1 for a right shift of a negative value.
+struct op_bitwise_left_shift {
+  template <class T> HF_OP T operator()(T a, T b) const {
+    typedef typename wrap_of<T>::type W;  // shift unsigned: a negative a is no UB
+    return (u64)b < (u64)(sizeof(T) * 8) ? (T)((W)a << (W)b) : T(0);
+  }
+};
+
+struct op_bitwise_right_shift {
+  template <class T> HF_OP T operator()(T a, T b) const {
+    if ((u64)b < (u64)(sizeof(T) * 8)) return (T)(a >> b);  // arithmetic for signed a
+    if constexpr (is_signed_int<T>::value) return a < T(0) ? T(-1) : T(0);
+    else return T(0);
+  }
+};
+
+struct op_logical_and {
+  template <class T> HF_OP T operator()(T a, T b) const { return a && b; }
+};
+
+struct op_logical_or {
+  template <class T> HF_OP T operator()(T a, T b) const { return a || b; }
+};
+
+struct op_logical_xor {
+  template <class T> HF_OP T operator()(T a, T b) const { return a != b; }
+};
+
+// NumPy's floor division: integers round toward -inf, x // 0 == 0 and MIN // -1 wraps
+// to MIN; floats through npy_divmod (so x // 0 is +-inf or nan).
+struct op_floor_divide {
+  template <class T> HF_OP T operator()(T a, T b) const {
+    if constexpr (is_float<T>::value) {
+      T mod;
+      return fm::divmod(a, b, mod);
+    } else {
+      if (b == T(0)) return T(0);
+      if constexpr (is_signed_int<T>::value) {
+        if (b == T(-1)) return wrap_sub(T(0), a);
+        T q = (T)(a / b);
+        return ((a > T(0)) != (b > T(0)) && (T)(q * b) != a) ? (T)(q - 1) : q;
+      } else {
+        return (T)(a / b);
+      }
+    }
+  }
+};
+
+// NumPy's remainder: the divisor's sign; integers x % 0 == 0 (and MIN % -1 == 0).
+struct op_remainder {
+  template <class T> HF_OP T operator()(T a, T b) const {
+    if constexpr (is_float<T>::value) {
+      T mod;
+      fm::divmod(a, b, mod);
+      return mod;
+    } else {
+      if (b == T(0)) return T(0);
+      if constexpr (is_signed_int<T>::value) {
+        if (b == T(-1)) return T(0);
+        T r = (T)(a % b);
+        return (r != T(0) && ((r < T(0)) != (b < T(0)))) ? (T)(r + b) : r;
+      } else {
+        return (T)(a % b);
+      }
+    }
+  }
+};
+
+struct op_copysign {
+  template <class T> HF_OP T operator()(T a, T b) const { return fm::copysign(a, b); }
+};
+
+// By bit pattern, not the math library's nextafterf: CUDA's returns FLT_MIN instead of
+// the smallest subnormal for nextafter(0, 1), and IEEE-754 order is the bits' order.
+HF_OP f32 next_toward(f32 a, f32 b) {
+  if (a != a || b != b) return a + b;
+  if (a == b) return b;
+  if (a == 0) return __int_as_float(b > 0 ? 1 : (int)0x80000001u);
+  int i = __float_as_int(a);
+  return __int_as_float((a < b) == (a > 0) ? i + 1 : i - 1);
+}
+HF_OP f64 next_toward(f64 a, f64 b) {
+  if (a != a || b != b) return a + b;
+  if (a == b) return b;
+  if (a == 0) return __longlong_as_double(b > 0 ? 1LL : (long long)0x8000000000000001ULL);
+  long long i = __double_as_longlong(a);
+  return __longlong_as_double((a < b) == (a > 0) ? i + 1 : i - 1);
+}
+
+struct op_nextafter {
+  template <class T> HF_OP T operator()(T a, T b) const { return next_toward(a, b); }
+};
+
+// NumPy's npy_logaddexp: log(exp(x) + exp(y)) without overflow.
+struct op_logaddexp {
+  template <class T> HF_OP T operator()(T x, T y) const {
+    if (x == y) return x + fm::ln2<T>();  // equal infinities included
+    T d = x - y;
+    if (d > T(0)) return x + fm::log1p(fm::exp(-d));
+    if (d <= T(0)) return y + fm::log1p(fm::exp(d));
+    return d;  // NaN
   }
 };
 

@@ -11,7 +11,7 @@ f real float, c complex.
 ``result`` says how the output dtype follows from the (common) input dtype:
   same  -- the input dtype
   real  -- complex -> its real dtype, real -> unchanged (abs, real, imag)
-  bool  -- bool (comparisons)
+  bool  -- bool (comparisons, isnan, signbit, ...)
 """
 from __future__ import annotations
 
@@ -69,6 +69,21 @@ class UnaryOp(Enum):
     ASINH = _u("arcsinh", _FLT, family="analytic")
     ACOSH = _u("arccosh", _FLT, family="analytic")
     ATANH = _u("arctanh", _FLT, family="analytic")
+    # the rest of the array API's elementwise functions (ScalarPrims unless noted)
+    POSITIVE = _u("positive", _NUM)
+    BITWISE_INVERT = _u("bitwise_invert", "biu")
+    LOGICAL_NOT = _u("logical_not", "b")
+    CEIL = _u("ceil", _REAL)
+    FLOOR = _u("floor", _REAL)
+    TRUNC = _u("trunc", _REAL)
+    ROUND = _u("round", _NUM)          # half to even; complex: each part
+    SIGN = _u("sign", _NUM)            # complex: x / |x|
+    SIGNBIT = _u("signbit", "f", "bool")
+    ISNAN = _u("isnan", "b" + _NUM, "bool")
+    ISINF = _u("isinf", "b" + _NUM, "bool")
+    ISFINITE = _u("isfinite", "b" + _NUM, "bool")
+    LOG2 = _u("log2", _FLT, family="analytic")
+    LOG10 = _u("log10", _FLT, family="analytic")
 
     @property
     def row(self) -> OpRow:
@@ -90,13 +105,26 @@ class BinaryOp(Enum):
     EQUAL = _b("equal", "b" + _NUM, "bool")
     NOT_EQUAL = _b("not_equal", "b" + _NUM, "bool")
     # AnalyticPrims
-    POW = _b("power", _FLT, family="analytic")
+    POW = _b("power", "iu" + _FLT, family="analytic")  # integers: exact, wrapping
     ATAN2 = _b("arctan2", "f", family="analytic")
     HYPOT = _b("hypot", "f", family="analytic")
     XLOGY = _b("xlogy", _FLT, family="analytic")
     # MetadataPrims only (integer / bool tensors; MetadataBinary also takes
     # EQUAL, NOT_EQUAL, ADD, SUB, MUL)
     BITWISE_AND = _b("bitwise_and", "biu", family="metadata")
+    # the rest of the array API's elementwise functions (ScalarPrims unless noted)
+    BITWISE_OR = _b("bitwise_or", "biu")
+    BITWISE_XOR = _b("bitwise_xor", "biu")
+    BITWISE_LEFT_SHIFT = _b("bitwise_left_shift", "iu")    # shift >= width: 0
+    BITWISE_RIGHT_SHIFT = _b("bitwise_right_shift", "iu")  # shift >= width: 0 or -1
+    LOGICAL_AND = _b("logical_and", "b")
+    LOGICAL_OR = _b("logical_or", "b")
+    LOGICAL_XOR = _b("logical_xor", "b")
+    FLOOR_DIVIDE = _b("floor_divide", _REAL)  # NumPy's: integer x // 0 == 0
+    REMAINDER = _b("remainder", _REAL)        # sign of the divisor; integer x % 0 == 0
+    COPYSIGN = _b("copysign", "f")
+    NEXTAFTER = _b("nextafter", "f")
+    LOGADDEXP = _b("logaddexp", "f", family="analytic")
 
     @property
     def row(self) -> OpRow:

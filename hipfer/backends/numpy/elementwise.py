@@ -56,9 +56,55 @@ def _xlogy(x, y, out):
     np.copyto(out, 0, where=zero)
 
 
+def _power(a, b, out):
+    """Integers: exact and wrapping; a negative exponent (NumPy refuses it) gives the
+    truncated 1 / a**|b|: 1 for a == 1, +-1 for a == -1, else 0."""
+    if a.dtype.kind not in "iu":
+        np.power(a, b, out=out)
+        return
+    neg = b < 0
+    if not neg.any():
+        np.power(a, b, out=out)
+        return
+    np.power(a, np.where(neg, 0, b), out=out)
+    odd = (b & 1).astype(bool)
+    np.copyto(out, np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0)).astype(out.dtype),
+              where=neg)
+
+
+def _sign(x, out):
+    np.sign(x, out=out)
+    if x.dtype.kind == "c":  # the standard: a NaN part gives nan + nan j (NumPy: inf + nan j -> 1)
+        np.copyto(out, complex(np.nan, np.nan), where=np.isnan(x.real) | np.isnan(x.imag))
+
+
+def _expm1(x, out):
+    np.expm1(x, out=out)
+    if x.dtype.kind != "c":
+        return
+    # the standard's special values: exp(z) - 1 where a part is infinite or NaN (NumPy's
+    # formula gives inf + nan j at inf + 0j), and a real z keeps its zero imaginary part
+    bad = ~np.isfinite(x)
+    if bad.any():
+        np.copyto(out, np.exp(x) - 1, where=bad)
+    real = (x.imag == 0) & ~bad
+    if real.any():
+        out.imag[...] = np.where(real, x.imag, out.imag)
+
+
+def _quietly(fn):
+    """fn under errstate: integer x // 0 and x % 0 (0 by NumPy's rule) would warn."""
+    def run(*xs, out):
+        with np.errstate(all="ignore"):
+            fn(*xs, out=out)
+    return run
+
+
 _EXTRAS = {
     "rsqrt": _rsqrt, "real": _real, "imag": _imag,
     "clamp_min": _clamp_min, "clamp_max": _clamp_max, "xlogy": _xlogy,
+    "power": _power, "sign": _sign, "expm1": _expm1,
+    "floor_divide": _quietly(np.floor_divide), "remainder": _quietly(np.remainder),
 }
 # NumPy refuses bool subtraction; C++ bool arithmetic gives a - b == (a != b)
 _BOOL_EXTRAS = {"subtract": np.not_equal}
