@@ -9,8 +9,6 @@ first; ``to_device`` moves the stored data and keeps the flag (no extra pass).
 """
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from ._device import CPU, Device, as_device
@@ -32,6 +30,21 @@ def _device_of_data(data) -> Device:
     if _is_cupy(data):
         return Device("gpu", data.device.id)
     return CPU
+
+
+#: array API versions whose namespace hipfer serves (the newest is hipfer's own)
+_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
+
+#: namespace function -> operator dunder stem
+_DUNDER = {
+    "add": "add", "subtract": "sub", "multiply": "mul", "divide": "truediv",
+    "floor_divide": "floordiv", "remainder": "mod", "pow": "pow", "matmul": "matmul",
+    "bitwise_and": "and", "bitwise_or": "or", "bitwise_xor": "xor",
+    "bitwise_left_shift": "lshift", "bitwise_right_shift": "rshift",
+    "greater": "gt", "greater_equal": "ge", "less": "lt", "less_equal": "le",
+    "equal": "eq", "not_equal": "ne", "negative": "neg", "positive": "pos", "abs": "abs",
+    "bitwise_invert": "invert",
+}
 
 
 class Tensor:
@@ -102,9 +115,23 @@ class Tensor:
 
     # ------------------------------------------------------------ device
     def to_device(self, device, /, *, stream=None) -> "Tensor":
+        """This tensor on device (itself if already there; the flag moves along).
+
+        stream: a CuPy stream (or a raw stream handle as int) the copy runs on (a move
+        between devices always involves a GPU).
+        """
         dev = as_device(device)
         if dev == self.device:
             return self
+        if stream is None:
+            return self._moved(dev)
+        import cupy
+        if isinstance(stream, int):
+            stream = cupy.cuda.ExternalStream(stream)
+        with stream:
+            return self._moved(dev)
+
+    def _moved(self, dev: Device) -> "Tensor":
         from .prims.registry import get_backend
         src = self._data
         host = src.get() if _is_cupy(src) else src
@@ -118,11 +145,11 @@ class Tensor:
         return reshape(self, shape, copy=copy)
 
     # ------------------------------------------------------------ indexing
-    def __getitem__(self, key) -> "Tensor":
+    def __getitem__(self, key, /) -> "Tensor":
         from ._indexing import getitem
         return getitem(self, key)
 
-    def __setitem__(self, key, value) -> None:
+    def __setitem__(self, key, value, /) -> None:
         from ._indexing import setitem
         setitem(self, key, value)
 
@@ -149,23 +176,23 @@ class Tensor:
                             f"this one has shape {self.shape}")
         return kind(self._host()[()])
 
-    def __bool__(self):
+    def __bool__(self, /):
         return self._scalar(bool)
 
-    def __int__(self):
+    def __int__(self, /):
         if self.dtype.kind == "c":
             raise TypeError("cannot convert a complex tensor to int")
         return self._scalar(int)
 
-    def __float__(self):
+    def __float__(self, /):
         if self.dtype.kind == "c":
             raise TypeError("cannot convert a complex tensor to float")
         return self._scalar(float)
 
-    def __complex__(self):
+    def __complex__(self, /):
         return self._scalar(complex)
 
-    def __index__(self):
+    def __index__(self, /):
         if self.dtype.kind not in "iu":
             raise TypeError(f"only integer tensors can be used as an index, got {self.dtype}")
         return self._scalar(int)
@@ -191,83 +218,112 @@ class Tensor:
     __str__ = __repr__
 
     def __array_namespace__(self, /, *, api_version=None):
+        if api_version is not None and api_version not in _API_VERSIONS:
+            raise ValueError(f"unsupported array API version {api_version!r} "
+                             f"(hipfer implements {', '.join(_API_VERSIONS)})")
         import hipfer
         return hipfer
 
+    # ------------------------------------------------------------ DLPack
+    def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule of the data (the conjugation flag resolved first)."""
+        from ._dlpack import export
+        return export(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self, /) -> tuple:
+        """(DLPack device type, device id): (kDLCPU=1, 0), (kDLCUDA=2, id) or (kDLROCM=10, id)."""
+        from ._dlpack import dlpack_device
+        return dlpack_device(self)
+
     # ------------------------------------------------------------ operators
+    # Each operator calls the namespace function of the standard (looked up in hipfer at
+    # call time, so a function any topic module defines serves here). Operands that are
+    # neither Tensors nor Python scalars give NotImplemented, so Python tries the other
+    # side and then raises TypeError.
     def _binop(name, reflected=False):
-        def op(self, other):
-            from . import _elementwise as ew
-            fn = getattr(ew, name)
+        def op(self, other, /):
             try:
-                return fn(other, self) if reflected else fn(self, other)
+                return _fn(name)(other, self) if reflected else _fn(name)(self, other)
             except _NotAnOperand:
                 return NotImplemented
-        op.__name__ = f"__{'r' if reflected else ''}{name}__"
+        op.__name__ = f"__{'r' if reflected else ''}{_DUNDER[name]}__"
+        op.__qualname__ = f"Tensor.{op.__name__}"
         return op
 
-    __add__, __radd__ = _binop("add"), _binop("add", True)
-    __sub__, __rsub__ = _binop("subtract"), _binop("subtract", True)
-    __mul__, __rmul__ = _binop("multiply"), _binop("multiply", True)
-    __truediv__, __rtruediv__ = _binop("divide"), _binop("divide", True)
-    __pow__, __rpow__ = _binop("pow"), _binop("pow", True)
-    __and__, __rand__ = _binop("bitwise_and"), _binop("bitwise_and", True)
+    def _inplace(name):
+        """x op= y: computed as x op y, then stored into x; the result must keep x's
+        dtype and shape (in-place operators never promote or broadcast the left side)."""
+        def op(self, other, /):
+            try:
+                res = _fn(name)(self, other)
+            except _NotAnOperand:
+                return NotImplemented
+            if res.dtype != self.dtype:
+                raise TypeError(f"in-place {name}: the result dtype {res.dtype} differs from the "
+                                f"left operand's {self.dtype} (in-place operators do not promote)")
+            if res.shape != self.shape:
+                raise ValueError(f"in-place {name}: the result shape {res.shape} differs from "
+                                 f"the left operand's {self.shape}")
+            self[...] = res
+            return self
+        op.__name__ = f"__i{_DUNDER[name]}__"
+        op.__qualname__ = f"Tensor.{op.__name__}"
+        return op
+
+    def _unop(name):
+        def op(self, /):
+            return _fn(name)(self)
+        op.__name__ = f"__{_DUNDER[name]}__"
+        op.__qualname__ = f"Tensor.{op.__name__}"
+        return op
+
+    __add__, __radd__, __iadd__ = _binop("add"), _binop("add", True), _inplace("add")
+    __sub__, __rsub__, __isub__ = (_binop("subtract"), _binop("subtract", True),
+                                   _inplace("subtract"))
+    __mul__, __rmul__, __imul__ = (_binop("multiply"), _binop("multiply", True),
+                                   _inplace("multiply"))
+    __truediv__, __rtruediv__, __itruediv__ = (_binop("divide"), _binop("divide", True),
+                                               _inplace("divide"))
+    __floordiv__, __rfloordiv__, __ifloordiv__ = (_binop("floor_divide"),
+                                                  _binop("floor_divide", True),
+                                                  _inplace("floor_divide"))
+    __mod__, __rmod__, __imod__ = (_binop("remainder"), _binop("remainder", True),
+                                   _inplace("remainder"))
+    __pow__, __rpow__, __ipow__ = _binop("pow"), _binop("pow", True), _inplace("pow")
+    __and__, __rand__, __iand__ = (_binop("bitwise_and"), _binop("bitwise_and", True),
+                                   _inplace("bitwise_and"))
+    __or__, __ror__, __ior__ = (_binop("bitwise_or"), _binop("bitwise_or", True),
+                                _inplace("bitwise_or"))
+    __xor__, __rxor__, __ixor__ = (_binop("bitwise_xor"), _binop("bitwise_xor", True),
+                                   _inplace("bitwise_xor"))
+    __lshift__, __rlshift__, __ilshift__ = (_binop("bitwise_left_shift"),
+                                            _binop("bitwise_left_shift", True),
+                                            _inplace("bitwise_left_shift"))
+    __rshift__, __rrshift__, __irshift__ = (_binop("bitwise_right_shift"),
+                                            _binop("bitwise_right_shift", True),
+                                            _inplace("bitwise_right_shift"))
+    __matmul__, __rmatmul__, __imatmul__ = (_binop("matmul"), _binop("matmul", True),
+                                            _inplace("matmul"))
+    # comparisons: Python reflects them itself (3 < x is x > 3)
     __gt__, __ge__ = _binop("greater"), _binop("greater_equal")
     __lt__, __le__ = _binop("less"), _binop("less_equal")
     __eq__, __ne__ = _binop("equal"), _binop("not_equal")
-    del _binop
-
-    def __matmul__(self, other):
-        from ._linear_algebra import matmul
-        if not isinstance(other, Tensor):
-            return NotImplemented
-        return matmul(self, other)
-
-    def __rmatmul__(self, other):
-        from ._linear_algebra import matmul
-        if not isinstance(other, Tensor):
-            return NotImplemented
-        return matmul(other, self)
-
-    def __neg__(self):
-        from ._elementwise import negative
-        return negative(self)
-
-    def __pos__(self):
-        return self
-
-    def __abs__(self):
-        from ._elementwise import abs as abs_
-        return abs_(self)
+    __neg__, __pos__ = _unop("negative"), _unop("positive")
+    __abs__, __invert__ = _unop("abs"), _unop("bitwise_invert")
+    del _binop, _inplace, _unop
 
     __hash__ = None  # mutable, and == is elementwise
 
-    def _inplace(name):
-        def op(self, other):
-            from . import _elementwise as ew
-            res = getattr(ew, name)(self, other)
-            if res.shape != self.shape:
-                raise ValueError(f"in-place {name}: result shape {res.shape} differs from {self.shape}")
-            self[...] = res
-            return self
-        op.__name__ = f"__i{name}__"
-        return op
 
-    __iadd__ = _inplace("add")
-    __isub__ = _inplace("subtract")
-    __imul__ = _inplace("multiply")
-    __itruediv__ = _inplace("divide")
-    del _inplace
+def _fn(name: str):
+    """The namespace function behind an operator."""
+    import hipfer
+    fn = getattr(hipfer, name, None)
+    if fn is None:
+        raise TypeError(f"this operator needs hipfer.{name}, which this build lacks")
+    return fn
 
 
 class _NotAnOperand(TypeError):
     """Raised by operand conversion so operators can return NotImplemented."""
-
-
-def as_operand(x: Any, like: "Tensor | None" = None) -> "Tensor | Any":
-    """Tensors pass through; Python scalars stay scalars (handled by the caller);
-    anything else is rejected so the operator can return NotImplemented."""
-    if isinstance(x, Tensor) or isinstance(x, (bool, int, float, complex)):
-        return x
-    raise _NotAnOperand(f"unsupported operand type {type(x).__name__}")
 

@@ -1,0 +1,111 @@
+"""Data type functions of the standard: astype, can_cast, finfo, iinfo, isdtype,
+result_type (promotion rules: see hipfer._dtypes)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _dtypes, _ops
+from ._device import as_device
+from ._dtypes import result_type
+from ._tensor import Tensor
+from .prims import descriptors as d
+
+__all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
+
+
+def astype(x: Tensor, dtype, /, *, copy: bool = True, device=None) -> Tensor:
+    """x cast to dtype (NumPy's casting; complex -> real or integer is refused, as the
+    standard asks: take real() or imag() first; complex -> bool tests != 0).
+
+    copy=False returns x itself when the dtype (and device) already match.
+    """
+    if not isinstance(x, Tensor):
+        raise TypeError(f"astype() expects a hipfer Tensor, got {type(x).__name__}")
+    dt = _dtypes.as_dtype(dtype)
+    if x.dtype.kind == "c" and dt.kind in "iuf":  # -> bool is fine: != 0
+        raise TypeError(f"astype from {x.dtype} to {dt} would drop the imaginary part; "
+                        "take real() or imag() first")
+    if device is not None and as_device(device) != x.device:
+        x = x.to_device(device)
+        copy = False  # the move made a new array already
+    if x.dtype == dt and not copy:
+        return x
+    return Tensor(_ops.run(d.PointwiseCast(dt), [x]))
+
+
+def _dtype_arg(v, fn: str) -> np.dtype:
+    dt = v.dtype if isinstance(v, Tensor) else v
+    try:
+        return _dtypes.as_dtype(dt)
+    except TypeError:
+        raise TypeError(f"{fn}() expects a hipfer dtype or Tensor, got {v!r}") from None
+
+
+def can_cast(from_, to, /) -> bool:
+    """Whether from_ (a dtype or Tensor) converts to dtype `to` without loss by the
+    promotion rules (NumPy's 'safe' casting: int8 -> float32 yes, int64 -> float32 no)."""
+    src, dst = _dtype_arg(from_, "can_cast"), _dtype_arg(to, "can_cast")
+    return bool(np.can_cast(src, dst, casting="safe"))
+
+
+@dataclass(frozen=True)
+class finfo_object:
+    """Machine limits of a floating dtype (Python floats; dtype is the real dtype)."""
+    bits: int
+    eps: float
+    max: float
+    min: float
+    smallest_normal: float
+    dtype: np.dtype
+
+
+@dataclass(frozen=True)
+class iinfo_object:
+    """Machine limits of an integer dtype (Python ints)."""
+    bits: int
+    max: int
+    min: int
+    dtype: np.dtype
+
+
+def finfo(type, /) -> finfo_object:  # noqa: A002 - the standard's parameter name
+    """Limits of a floating dtype; for a complex dtype, those of its real component."""
+    dt = _dtype_arg(type, "finfo")
+    if dt.kind not in "fc":
+        raise TypeError(f"finfo() needs a floating dtype, got {dt}")
+    f = np.finfo(dt)
+    return finfo_object(int(f.bits), float(f.eps), float(f.max), float(f.min),
+                        float(f.smallest_normal), np.dtype(f.dtype))
+
+
+def iinfo(type, /) -> iinfo_object:  # noqa: A002 - the standard's parameter name
+    """Limits of an integer dtype."""
+    dt = _dtype_arg(type, "iinfo")
+    if dt.kind not in "iu":
+        raise TypeError(f"iinfo() needs an integer dtype, got {dt}")
+    i = np.iinfo(dt)
+    return iinfo_object(int(i.bits), int(i.max), int(i.min), dt)
+
+
+#: the standard's dtype kinds (float16, a hipfer extension, is 'real floating')
+_KINDS = {
+    "bool": "b", "signed integer": "i", "unsigned integer": "u", "integral": "iu",
+    "real floating": "f", "complex floating": "c", "numeric": "iufc",
+}
+
+
+def isdtype(dtype, kind) -> bool:
+    """Whether dtype equals kind (a dtype) or belongs to it (a kind name), or to any
+    entry of a tuple of those."""
+    dt = _dtype_arg(dtype, "isdtype")
+    if isinstance(kind, tuple):
+        return any(isdtype(dt, k) for k in kind)
+    if isinstance(kind, str):
+        try:
+            return dt.kind in _KINDS[kind]
+        except KeyError:
+            raise ValueError(f"isdtype(): unknown kind {kind!r} (one of "
+                             f"{', '.join(map(repr, _KINDS))})") from None
+    return dt == _dtype_arg(kind, "isdtype")
