@@ -13,7 +13,7 @@ __version__ = "0.1.0"
 
 from ._dtypes import (  # noqa: F401
     bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-    float32, float64, complex64, complex128, result_type,
+    float16, float32, float64, complex64, complex128,
 )
 from ._device import Device, as_device, default_device, get_default_device  # noqa: F401
 from ._tensor import Tensor  # noqa: F401
@@ -25,6 +25,11 @@ from ._statistical import *  # noqa: F401,F403
 from ._linear_algebra import *  # noqa: F401,F403
 from ._sorting import *  # noqa: F401,F403
 from ._indexing import *  # noqa: F401,F403
+from ._data_type_functions import *  # noqa: F401,F403
+from ._info import *  # noqa: F401,F403
+from ._dlpack import *  # noqa: F401,F403
+from ._searching import *  # noqa: F401,F403
+from ._sets import *  # noqa: F401,F403
 from . import prims, random  # noqa: F401
 from .prims.registry import load_cutensor, load_hiptensor  # noqa: F401
 
@@ -41,3 +46,32 @@ def resolve_conj(x: Tensor, /) -> Tensor:
 
 def to_device(x: Tensor, device, /) -> Tensor:
     return x.to_device(device)
+
+
+__array_api_version__ = "2025.12"
+
+from ._constants import *  # noqa: E402,F401,F403
+from ._utility import *  # noqa: E402,F401,F403
+
+
+# The linalg and fft extensions; tensordot and vecdot are also main-namespace functions.
+from . import fft, linalg  # noqa: E402,F401
+from .linalg import tensordot, vecdot  # noqa: E402,F401
+
+
+# Keep this last: it names the functions of everything imported above.
+def _name_public_functions() -> None:
+    """Functions made by factories (the generated elementwise functions, say) get their
+    public name as __name__ and __qualname__, so help(), repr and inspection tools see
+    `hipfer.add`, not `_binary.<locals>.fn`."""
+    import types
+    spaces = [globals()] + [vars(m) for m in (globals().get("linalg"), globals().get("fft"))
+                            if isinstance(m, types.ModuleType)]
+    for space in spaces:
+        for name, obj in list(space.items()):
+            if (isinstance(obj, types.FunctionType) and not name.startswith("_")
+                    and "<locals>" in obj.__qualname__):
+                obj.__name__ = obj.__qualname__ = name
+
+
+_name_public_functions()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 
@@ -12,7 +13,8 @@ from .prims import descriptors as d
 from .prims.registry import get_backend
 
 
-__all__ = ["arange", "asarray", "empty", "empty_like", "full", "full_like", "ones", "ones_like", "zeros", "zeros_like"]
+__all__ = ["arange", "asarray", "empty", "empty_like", "eye", "full", "full_like", "linspace", "meshgrid",
+           "ones", "ones_like", "tril", "triu", "zeros", "zeros_like"]
 
 
 def _dev(device):
@@ -37,7 +39,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Tensor:
         else:
             copied = False
         if dt is not None and dt != x.dtype:
-            from ._elementwise import astype
+            from ._data_type_functions import astype
             return astype(x, dt)
         if copy and not copied:
             return Tensor(_ops.run(d.MakeContiguous(), [x]))
@@ -178,3 +180,99 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Tensor:
     out = _ops.generate(d.Generate(d.GenerateKind.IOTA), (n,), dt, _dev(device),
                         start=start, step=step)
     return Tensor(out)
+
+
+def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Tensor:
+    """Ones on the k-th diagonal, zeros elsewhere: a zero fill, then the diagonal view set."""
+    from ._manipulation import diagonal
+    n_rows = operator.index(n_rows)
+    shape = _norm_shape((n_rows, n_rows if n_cols is None else operator.index(n_cols)))
+    out = zeros(shape, dtype=dtype, device=device)
+    diagonal(out, offset=operator.index(k))[...] = 1
+    return out
+
+
+def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> Tensor:
+    """num evenly spaced values from start to stop (stop included when endpoint).
+
+    As NumPy: computed in float64 (complex128 for complex bounds) as start + i * step, step
+    = (stop - start) / div, the last value set to exactly stop, then cast to dtype."""
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"linspace(): num must be non-negative, got {num}")
+    for v in (start, stop):
+        if isinstance(v, bool) or not isinstance(v, (int, float, complex, np.number)):
+            raise TypeError(f"linspace(): start and stop must be numbers, got {type(v).__name__}")
+    is_c = any(isinstance(v, (complex, np.complexfloating)) for v in (start, stop))
+    dt = (_dtypes.default_complex if is_c else _dtypes.default_float) if dtype is None \
+        else _dtypes.as_dtype(dtype)
+    if dt.kind not in "fc" or (is_c and dt.kind != "c"):
+        raise TypeError(f"linspace(): dtype must be a {'complex' if is_c else 'floating'} "
+                        f"dtype, got {dt}")
+    work = np.dtype(np.complex128 if is_c else np.float64)
+    a, b = work.type(start), work.type(stop)
+    div, dev = (num - 1) if endpoint else num, _dev(device)
+    with np.errstate(all="ignore"):
+        delta = b - a
+        step = delta / div if div > 0 else delta  # div == 0: only y[0] = start + 0 * delta
+    if step == 0 and delta != 0:  # step underflowed (NumPy's gh-5437): (i / div) * delta
+        from ._elementwise import add, divide, multiply
+        y = add(multiply(divide(arange(num, dtype=work, device=dev), div), delta), a)
+    else:
+        y = Tensor(_ops.generate(d.Generate(d.GenerateKind.IOTA), (num,), work, dev,
+                                 start=a, step=step))
+    if endpoint and num > 1:
+        y[-1] = b
+    if dt != work:
+        y = Tensor(_ops.run(d.PointwiseCast(dt), [y]))
+    return y
+
+
+def meshgrid(*arrays, indexing="xy") -> list:
+    """Coordinate grids from 1-d tensors (each output a new contiguous tensor of its input's
+    dtype); indexing 'xy' swaps the first two output axes, 'ij' does not."""
+    from ._manipulation import broadcast_to, reshape
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid(): indexing must be 'xy' or 'ij', got {indexing!r}")
+    for t in arrays:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"meshgrid() expects hipfer Tensors, got {type(t).__name__}")
+        if t.ndim != 1:
+            raise ValueError(f"meshgrid() expects 1-d tensors, got shape {t.shape}")
+    _ops.device_of(arrays)
+    n = len(arrays)
+    shape = [t.shape[0] for t in arrays]
+    if indexing == "xy" and n > 1:
+        shape[0], shape[1] = shape[1], shape[0]
+    out = []
+    for i, t in enumerate(arrays):
+        pos = (1 - i if i < 2 else i) if indexing == "xy" and n > 1 else i
+        line = reshape(t, tuple(-1 if j == pos else 1 for j in range(n)))
+        out.append(Tensor(_ops.run(d.MakeContiguous(), [broadcast_to(line, tuple(shape))])))
+    return out
+
+
+def _triangle(x: Tensor, k, keep_below: bool) -> Tensor:
+    """x with the elements off one side of the k-th diagonal (of the last two axes) zeroed:
+    where(col <= row + k, x, 0) for tril, where(col >= row + k, x, 0) for triu."""
+    from ._elementwise import greater_equal, less_equal, where
+    if not isinstance(x, Tensor):
+        raise TypeError(f"expected a hipfer Tensor, got {type(x).__name__}")
+    if x.ndim < 2:
+        raise ValueError(f"tril/triu need at least 2 axes, got shape {x.shape}")
+    k = operator.index(k)
+    m, n = x.shape[-2:]
+    row_k = arange(k, m + k, device=x.device).reshape(m, 1)
+    col = arange(n, device=x.device).reshape(1, n)
+    mask = less_equal(col, row_k) if keep_below else greater_equal(col, row_k)
+    return where(mask, x, zeros((), dtype=x.dtype, device=x.device))
+
+
+def tril(x: Tensor, /, *, k=0) -> Tensor:
+    """The lower triangle of x (on and below the k-th diagonal), the rest zero."""
+    return _triangle(x, k, keep_below=True)
+
+
+def triu(x: Tensor, /, *, k=0) -> Tensor:
+    """The upper triangle of x (on and above the k-th diagonal), the rest zero."""
+    return _triangle(x, k, keep_below=False)

@@ -109,3 +109,32 @@ def _logical(op):
 
 all = _logical(ReduceOp.ALL)  # noqa: A001
 any = _logical(ReduceOp.ANY)  # noqa: A001
+
+
+# ------------------------------------------------------------- cumulative sums
+def _cumulative(op, name):
+    def fn(x, /, *, axis=None, dtype=None, include_initial=False):
+        from ._elementwise import _astype
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{name}() expects a hipfer Tensor, got {type(x).__name__}")
+        if x.ndim == 0:
+            raise ValueError(f"{name}() needs at least one axis, got a 0-d tensor")
+        if axis is None:
+            if x.ndim > 1:
+                raise ValueError(f"{name}(): axis is required for a {x.ndim}-d tensor")
+            axis = 0
+        axis = int(axis)
+        if not -x.ndim <= axis < x.ndim:
+            raise IndexError(f"axis {axis} is out of range for a {x.ndim}-d tensor")
+        x = _astype(x, _accumulate_dtype(x, dtype))
+        return Tensor(_ops.run(d.Cumulative(op, axis % x.ndim, bool(include_initial)), [x]))
+    fn.__name__ = name
+    fn.__doc__ = (f"Running {op.value} along axis (optional for 1-d x), in dtype (default: x's, "
+                  "with integers widened to 64 bits as in sum); include_initial prepends the "
+                  "identity.")
+    return fn
+
+
+cumulative_sum = _cumulative(d.ScanOp.SUM, "cumulative_sum")
+cumulative_prod = _cumulative(d.ScanOp.PROD, "cumulative_prod")
+__all__ += ["cumulative_prod", "cumulative_sum"]

@@ -79,7 +79,7 @@ def instance_list(exprs: Iterable[str]) -> str:
 
 
 # Modules of hipfer.kernels that list instantiations via instances() -> [(group, file, [exprs])]
-INSTANCE_MODULES = ("elementwise", "reduction", "indexing", "rng", "gemm", "sort")
+INSTANCE_MODULES = ("elementwise", "reduction", "indexing", "rng", "gemm", "sort", "scan", "search")
 
 
 def all_instances() -> List[Tuple[str, str, List[str]]]:

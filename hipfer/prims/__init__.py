@@ -20,3 +20,4 @@ from .registry import (  # noqa: F401
     gpu_status, load_cutensor, load_hiptensor,
 )
 from .semiring import Semiring  # noqa: F401
+from .protocols import FftPrims, LinalgPrims  # noqa: F401,E402 (appended: linalg/fft helper)

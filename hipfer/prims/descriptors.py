@@ -299,3 +299,123 @@ def family_of(desc) -> str:
         return FAMILY_OF[type(desc)]
     except KeyError:
         raise TypeError(f"unknown descriptor {desc!r}: not a hipfer.prims descriptor") from None
+
+
+# ------------------------------------------- searching and scans (appended: searching helper)
+@dataclass(frozen=True)
+class ArgReduce:
+    """int64 index along axis of the first maximum (op MAX) or minimum (op MIN); NaN
+    counts as the extreme (the first NaN wins, as in NumPy), -0.0 == 0.0. The axis is
+    removed from the output (keepdims is a reshape above the prims)."""
+    op: ReduceOp
+    axis: int
+
+
+class ScanOp(Enum):
+    SUM = "sum"
+    PROD = "prod"
+
+
+@dataclass(frozen=True)
+class Cumulative:
+    """Inclusive running sum / product along axis in the input dtype (ints wrap; bool
+    SUM is or, PROD is and), in a fixed order. include_initial prepends the identity,
+    so that axis grows by one."""
+    op: ScanOp
+    axis: int
+    include_initial: bool = False
+
+
+@dataclass(frozen=True)
+class SearchSorted:
+    """out[j] = insertion index of x2[j] into the ascending 1-d x1 (int64, x2's shape):
+    side 'left' counts x1 elements < v, 'right' those <= v, with NaN above every number
+    (sort's order)."""
+    side: str = "left"
+
+
+FAMILY_OF.update({ArgReduce: "scalar", Cumulative: "scalar", SearchSorted: "scalar"})
+
+
+# ------------------------------------------- linalg and fft (appended: linalg/fft helper)
+class LinAlgError(ValueError):
+    """A factorization that cannot be done: a singular matrix (INV, SOLVE), a matrix that is
+    not positive-definite (CHOLESKY), or a solver that did not converge. Raised alike by
+    every backend (on the GPU after reading the solver's info array: one sync)."""
+
+
+class FactorKind(Enum):
+    """What Factorize computes from a (..., M, N) operand, and its outputs:
+    CHOLESKY  (M == N) lower L with x = L L^H
+    QR        Q, R (reduced: (M, K), (K, N); full: (M, M), (M, N); K = min(M, N))
+    EIGH      real eigenvalues (..., M) ascending, eigenvectors (..., M, M); lower triangle read
+    EIGVALSH  real eigenvalues (..., M) ascending
+    EIG       complex eigenvalues (..., M), complex eigenvectors (..., M, M)
+    EIGVALS   complex eigenvalues (..., M)
+    SVD       U, S (real, descending), Vh (reduced: (M, K), (K,), (K, N); full: (M, M), (K,), (N, N))
+    SVDVALS   S (real, descending) (..., K)
+    SOLVE     two operands a (..., M, M), b (..., M, R) with equal batch shapes: x with a x = b
+    INV       (M == N) the inverse
+    DET       (M == N) the determinant (...)
+    SLOGDET   (M == N) sign (..., same dtype) and log|det| (..., real); sign 0, -inf if singular
+    """
+    CHOLESKY = "cholesky"
+    QR = "qr"
+    EIGH = "eigh"
+    EIGVALSH = "eigvalsh"
+    EIG = "eig"
+    EIGVALS = "eigvals"
+    SVD = "svd"
+    SVDVALS = "svdvals"
+    SOLVE = "solve"
+    INV = "inv"
+    DET = "det"
+    SLOGDET = "slogdet"
+
+
+@dataclass(frozen=True)
+class Factorize:
+    """A dense-matrix factorization or solve over the last two axes (batched over the
+    others), by the backend's solver library (LAPACK through NumPy; cuSOLVER / hipSOLVER
+    through CuPy). ``full`` selects the complete QR / full_matrices SVD. Float and complex
+    dtypes only; the conjugation flag is resolved before the library reads the operand."""
+    kind: FactorKind
+    full: bool = False
+
+
+class FftKind(Enum):
+    C2C = "c2c"   # complex -> complex (forward, or inverse when Fft.inverse)
+    R2C = "r2c"   # real -> complex, the last axis halved to n//2 + 1 (rfftn)
+    C2R = "c2r"   # complex -> real, the inverse of R2C (irfftn)
+
+
+@dataclass(frozen=True)
+class Fft:
+    """N-d discrete Fourier transform over ``axes`` (distinct, non-negative), by the
+    backend's FFT library (pocketfft through NumPy; cuFFT / hipFFT through CuPy).
+    ``sizes`` are the logical lengths n per axis: the input is zero-padded or trimmed to
+    them (for C2R, to n//2 + 1 on the last axis, whose output has length n). ``norm``
+    is NumPy's: 'backward' scales the inverse by 1/prod(n), 'forward' the forward one,
+    'ortho' both by 1/sqrt(prod(n)). The output keeps the input's precision."""
+    kind: FftKind
+    axes: Tuple[int, ...]
+    sizes: Tuple[int, ...]
+    inverse: bool = False
+    norm: str = "backward"
+
+
+FAMILY_OF.update({Factorize: "linalg", Fft: "fft"})
+FAMILIES = FAMILIES + ("linalg", "fft")
+
+
+# ------------------------------------------- nonzero (appended: indexing helper)
+@dataclass(frozen=True)
+class Nonzero:
+    """Coordinates of the True elements of a bool tensor, in C order. Two outputs:
+    coords (a.ndim, a.size) int64, whose first ``count`` columns hold the coordinates
+    (column c: the c-th True element; the other columns are unspecified), and count
+    (0-d int64). The output is sized for the worst case because the count is data; the
+    caller reads count (one device->host sync) and slices. A 0-d operand gives zero rows."""
+
+
+FAMILY_OF.update({Nonzero: "indexing"})

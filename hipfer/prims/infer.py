@@ -90,7 +90,10 @@ def _unary(desc, dtypes, shapes, op: UnaryOp, family):
         raise ValueError(f"{_name(desc)}: {op.name} belongs to the {row.family} family")
     dt = dtypes[0]
     _check_kind(desc, op.name, dt, row.kinds)
-    out = real_dtype(dt) if row.result == "real" else dt
+    if row.result == "bool":  # isnan, isinf, isfinite, signbit
+        out = np.dtype(np.bool_)
+    else:
+        out = real_dtype(dt) if row.result == "real" else dt
     return ((tuple(shapes[0]), out),)
 
 
@@ -289,6 +292,15 @@ def infer(desc, dtypes: Sequence[np.dtype], shapes: Sequence[tuple]):
         out = shape[:axis] + (desc.k,) + shape[axis + 1:]
         return ((out, dt), (out, np.dtype(np.int64)))
 
+    if t in (d.ArgReduce, d.Cumulative, d.SearchSorted):
+        return _search_scan(desc, dtypes, shapes)
+
+    if t in (d.Factorize, d.Fft):
+        return _linalg_fft(desc, dtypes, shapes)
+
+    if t is d.Nonzero:
+        return _nonzero(desc, dtypes, shapes)
+
     raise TypeError(f"unknown descriptor {desc!r}")
 
 
@@ -409,4 +421,127 @@ def probe_shapes(desc, n_inputs: int) -> tuple:
     if t is d.IndexPut:
         k = max(n_inputs - 2, 1)
         return (ones(k),) + ((),) * (n_inputs - 1)
+    if t is d.SearchSorted:
+        return (1,), ()
+    if t is d.Factorize:
+        return ((2, 2), (2, 1)) if desc.kind is d.FactorKind.SOLVE else ((2, 2),)
+    if t is d.Fft:
+        return ((2,) * (max(desc.axes, default=-1) + 1),)
     return ((),) * max(n_inputs, 1)
+
+
+def _search_scan(desc, dtypes, shapes):
+    """ArgReduce, Cumulative and SearchSorted (appended by the searching helper)."""
+    t = type(desc)
+    if t is d.SearchSorted:
+        _expect(desc, dtypes, shapes, 2)
+        if desc.side not in ("left", "right"):
+            raise ValueError(f"SearchSorted: side must be 'left' or 'right', got {desc.side!r}")
+        if dtypes[0] != dtypes[1]:
+            raise TypeError(f"SearchSorted: dtypes differ ({dtypes[0]} and {dtypes[1]}); promote them first")
+        _check_kind(desc, desc.side, dtypes[0], "biuf")
+        if len(shapes[0]) != 1:
+            raise ValueError(f"SearchSorted: x1 must be 1-d, got shape {shapes[0]}")
+        return ((shapes[1], np.dtype(np.int64)),)
+    _expect(desc, dtypes, shapes, 1)
+    dt, shape = dtypes[0], shapes[0]
+    if len(shape) == 0:
+        raise ValueError(f"{_name(desc)}: needs at least one axis, got a 0-d operand")
+    axis = _norm_axis(desc, desc.axis, len(shape))
+    if t is d.ArgReduce:
+        if desc.op not in (ReduceOp.MAX, ReduceOp.MIN):
+            raise ValueError(f"ArgReduce: op must be MAX or MIN, got {desc.op.name}")
+        _check_kind(desc, desc.op.name, dt, "biuf")
+        out = shape[:axis] + shape[axis + 1:]
+        if shape[axis] == 0 and int(np.prod(out)) > 0:
+            raise ValueError(f"ArgReduce({desc.op.name}): an empty axis has no extreme")
+        return ((out, np.dtype(np.int64)),)
+    if not isinstance(desc.op, d.ScanOp):
+        raise ValueError(f"Cumulative: op must be a ScanOp, got {desc.op!r}")
+    _check_kind(desc, desc.op.name, dt, "biufc")
+    out = shape[:axis] + (shape[axis] + bool(desc.include_initial),) + shape[axis + 1:]
+    return ((out, dt),)
+
+
+def _linalg_fft(desc, dtypes, shapes):
+    """Factorize and Fft (appended by the linalg/fft helper)."""
+    if type(desc) is d.Fft:
+        return _fft(desc, dtypes, shapes)
+    k, K = desc.kind, d.FactorKind
+    _expect(desc, dtypes, shapes, 2 if k is K.SOLVE else 1)
+    dt, shape = dtypes[0], shapes[0]
+    _check_kind(desc, k.name, dt, "fc")
+    if len(shape) < 2:
+        raise ValueError(f"Factorize({k.name}): needs a (..., M, N) operand, got shape {shape}")
+    *batch, m, n = shape
+    batch = tuple(batch)
+    if k not in (K.QR, K.SVD, K.SVDVALS) and m != n:
+        raise ValueError(f"Factorize({k.name}): needs square matrices, got shape {shape}")
+    real, cplx, kk = real_dtype(dt), complex_dtype(dt), min(m, n)
+    if k is K.SOLVE:
+        b = shapes[1]
+        if dtypes[1] != dt:
+            raise TypeError(f"Factorize(SOLVE): operand dtypes differ ({dt} and {dtypes[1]})")
+        if len(b) != len(shape) or tuple(b[:-2]) != batch or b[-2] != m:
+            raise ValueError(f"Factorize(SOLVE): b of shape {b} does not fit a of shape {shape} "
+                             "(need (..., M, R) with a's batch shape)")
+        return ((tuple(b), dt),)
+    if k in (K.CHOLESKY, K.INV):
+        return ((shape, dt),)
+    if k is K.DET:
+        return ((batch, dt),)
+    if k is K.SLOGDET:
+        return ((batch, dt), (batch, real))
+    if k is K.EIGVALSH:
+        return ((batch + (m,), real),)
+    if k is K.EIGH:
+        return ((batch + (m,), real), (shape, dt))
+    if k is K.EIGVALS:
+        return ((batch + (m,), cplx),)
+    if k is K.EIG:
+        return ((batch + (m,), cplx), (shape, cplx))
+    if k is K.SVDVALS:
+        return ((batch + (kk,), real),)
+    if k is K.SVD:
+        u, v = (m, n) if desc.full else (kk, kk)
+        return ((batch + (m, u), dt), (batch + (kk,), real), (batch + (v, n), dt))
+    q = m if desc.full else kk  # QR
+    return ((batch + (m, q), dt), (batch + (q, n), dt))
+
+
+def _fft(desc, dtypes, shapes):
+    _expect(desc, dtypes, shapes, 1)
+    dt, shape = dtypes[0], shapes[0]
+    kind = desc.kind
+    if not isinstance(kind, d.FftKind):
+        raise ValueError(f"Fft: kind must be an FftKind, got {kind!r}")
+    if desc.norm not in ("backward", "ortho", "forward"):
+        raise ValueError(f"Fft: norm must be 'backward', 'ortho' or 'forward', got {desc.norm!r}")
+    _check_kind(desc, kind.name, dt, "f" if kind is d.FftKind.R2C else "c")
+    if kind is not d.FftKind.C2C and desc.inverse:
+        raise ValueError("Fft: inverse applies to C2C only (R2C is forward, C2R inverse)")
+    axes, sizes = tuple(desc.axes), tuple(desc.sizes)
+    if not axes or len(axes) != len(sizes):
+        raise ValueError(f"Fft: needs one size per axis and at least one axis, got axes {axes}, sizes {sizes}")
+    if len(set(axes)) != len(axes) or any(not 0 <= a < len(shape) for a in axes):
+        raise ValueError(f"Fft: axes {axes} must be distinct and in [0, {len(shape)})")
+    if any(int(n) < 1 for n in sizes):
+        raise ValueError(f"Fft: invalid number of data points {sizes}: each must be >= 1")
+    out = list(shape)
+    for a, n in zip(axes, sizes):
+        out[a] = int(n)
+    if kind is d.FftKind.R2C:
+        out[axes[-1]] = sizes[-1] // 2 + 1
+    out_dt = {d.FftKind.C2C: dt, d.FftKind.R2C: complex_dtype(dt),
+              d.FftKind.C2R: real_dtype(dt)}[kind]
+    return ((tuple(out), out_dt),)
+
+
+def _nonzero(desc, dtypes, shapes):
+    """Nonzero (appended by the indexing helper)."""
+    _expect(desc, dtypes, shapes, 1)
+    if dtypes[0] != np.bool_:
+        raise TypeError(f"Nonzero: the operand must be bool, got {dtypes[0]} (compare with 0 first)")
+    shape = shapes[0]
+    i64 = np.dtype(np.int64)
+    return (((len(shape), int(np.prod(shape))), i64), ((), i64))

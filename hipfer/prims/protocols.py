@@ -113,3 +113,21 @@ SUPPORT_METHOD = {
     "sort": "has_sort_support", "complex_real": "has_complex_real_support",
     "complex_scale": "has_complex_scale_support", "fused": "has_fused_support",
 }
+
+
+# ------------------------------------------- linalg and fft (appended: linalg/fft helper)
+@runtime_checkable
+class LinalgPrims(_Family, Protocol):
+    """Factorize: decompositions and solves by the backend's solver library. A singular
+    or non-positive-definite operand raises descriptors.LinAlgError (a ValueError)."""
+    def has_linalg_support(self, desc: Any, dtypes: Any = None) -> bool: ...
+
+
+@runtime_checkable
+class FftPrims(_Family, Protocol):
+    """Fft: C2C / R2C / C2R transforms by the backend's FFT library."""
+    def has_fft_support(self, desc: Any, dtypes: Any = None) -> bool: ...
+
+
+ALL_FAMILIES.update({"linalg": LinalgPrims, "fft": FftPrims})
+SUPPORT_METHOD.update({"linalg": "has_linalg_support", "fft": "has_fft_support"})

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...prims.plan import Backend, assemble_families
 
-MODULES = ("elementwise", "reduction", "semiring", "indexing", "rng", "sort")
+MODULES = ("elementwise", "reduction", "semiring", "indexing", "rng", "sort", "linalg", "fft", "search")
 
 
 class CupyBackend(Backend):

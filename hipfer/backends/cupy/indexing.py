@@ -1,4 +1,5 @@
-"""IndexingPrims on the GPU: IndexSelect, Gather, Scatter and IndexPut (kernels/indexing.cuh).
+"""IndexingPrims on the GPU: IndexSelect, Gather, Scatter and IndexPut (kernels/indexing.cuh);
+Nonzero on CuPy's nonzero (see _Nonzero).
 
 Indices are checked in the kernels: an out-of-range one is never dereferenced but
 recorded in the device error flag, which ``run`` reads after the launches (the one
@@ -295,3 +296,34 @@ HANDLERS = {
     d.Scatter: _Scatter(),
     d.IndexPut: _IndexPut(),
 }
+
+
+# --------------------------------------------------------------------- nonzero
+class _Nonzero:
+    """Nonzero on CuPy's own nonzero (a scan over the mask, then the coordinates), as the
+    sorts use CuPy's sort: its count needs a device->host sync, which the data-dependent
+    output shape needs anyway. The coordinate rows are copied into the worst-case output;
+    the count is written on the device (the caller's read of it is the second, idle sync)."""
+
+    def supports(self, desc, dtypes) -> bool:
+        return dtypes is None or (len(dtypes) == 1 and dtypes[0] == np.bool_)
+
+    def make(self, desc, dtypes, shapes, outs, strides, conj):
+        def run(inputs, out):
+            coords, count = out
+            a = inputs[0]
+            if a.ndim == 0:
+                count[...] = a.astype(count.dtype)  # zero coordinate rows; count = the element
+                return
+            if a.size == 0:
+                count.fill(0)
+                return
+            rows = cupy.nonzero(a)
+            n = rows[0].size
+            for j, r in enumerate(rows):
+                coords[j, :n] = r
+            count.fill(n)
+        return run
+
+
+HANDLERS[d.Nonzero] = _Nonzero()

@@ -9,7 +9,7 @@ import numpy as np
 
 from ...prims.plan import Backend, assemble_families
 
-MODULES = ("elementwise", "reduction", "semiring", "indexing", "rng", "sort")
+MODULES = ("elementwise", "reduction", "semiring", "indexing", "rng", "sort", "search", "linalg", "fft")
 
 
 class NumpyBackend(Backend):

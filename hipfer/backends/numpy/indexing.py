@@ -1,4 +1,4 @@
-"""Indexing prims on NumPy: IndexSelect, Gather, Scatter, IndexPut.
+"""Indexing prims on NumPy: IndexSelect, Gather, Scatter, IndexPut, Nonzero.
 
 Valid indices are [-n, n) (negatives wrap once); anything else raises
 IndexError("index 7 is out of bounds for axis 1 with size 5"). Repeated destinations
@@ -149,3 +149,18 @@ HANDLERS = {
     d.Scatter: Handler(_make_scatter),
     d.IndexPut: Handler(_make_index_put),
 }
+
+
+# ------------------------------------------------------------------- nonzero
+def _make_nonzero(desc, dtypes, shapes, outs, strides, conj):
+    def run(inputs, out):
+        coords, count = out
+        rows = np.nonzero(inputs[0]) if inputs[0].ndim else ()
+        n = rows[0].size if rows else int(bool(inputs[0]))
+        for j, r in enumerate(rows):
+            coords[j, :n] = r
+        count[()] = n
+    return run
+
+
+HANDLERS[d.Nonzero] = Handler(_make_nonzero)

@@ -1,0 +1,91 @@
+"""Searching functions: argmax, argmin, count_nonzero, searchsorted.
+
+(``where`` lives with the elementwise functions, ``nonzero`` with indexing.)
+argmax / argmin run ArgReduce along one axis (the flattened tensor for axis=None);
+count_nonzero is a sum of ``x != 0``; searchsorted is one SearchSorted over the promoted
+operands (binary search; NaN sorts last, as in sort).
+"""
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+
+from . import _dtypes, _ops
+from ._tensor import Tensor
+from .prims import descriptors as d
+from .prims.optable import ReduceOp
+
+__all__ = ["argmax", "argmin", "count_nonzero", "searchsorted"]
+
+
+def _tensor(x, fn) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fn}() expects a hipfer Tensor, got {type(x).__name__}")
+    return x
+
+
+def _real(x: Tensor, fn) -> Tensor:
+    if x.dtype.kind == "c":
+        raise TypeError(f"{fn}() is not defined for complex tensors (no total order)")
+    return x
+
+
+def _arg(op: ReduceOp, name: str):
+    def fn(x: Tensor, /, *, axis: int | None = None, keepdims: bool = False) -> Tensor:
+        _real(_tensor(x, name), name)
+        if axis is None or x.ndim == 0:
+            if x.size == 0:
+                raise ValueError(f"{name}() of an empty tensor has no extreme")
+            if axis is not None and axis not in (0, -1):
+                raise IndexError(f"axis {axis} is out of range for a 0-d tensor")
+            out = Tensor(_ops.run(d.ArgReduce(op, 0), [x.reshape(-1)]))
+            return out.reshape((1,) * x.ndim) if keepdims else out
+        axis = int(axis)
+        if not -x.ndim <= axis < x.ndim:
+            raise IndexError(f"axis {axis} is out of range for a {x.ndim}-d tensor")
+        axis %= x.ndim
+        out = Tensor(_ops.run(d.ArgReduce(op, axis), [x]))
+        if keepdims:
+            out = out.reshape(x.shape[:axis] + (1,) + x.shape[axis + 1:])
+        return out
+    fn.__name__ = name
+    what = "maximum" if op is ReduceOp.MAX else "minimum"
+    fn.__doc__ = (f"Index (default integer dtype) of the first {what} along axis (of the "
+                  "flattened tensor when axis is None); NaN counts as the extreme.")
+    return fn
+
+
+argmax = _arg(ReduceOp.MAX, "argmax")
+argmin = _arg(ReduceOp.MIN, "argmin")
+
+
+def count_nonzero(x: Tensor, /, *, axis=None, keepdims: bool = False) -> Tensor:
+    """Number of non-zero elements over axis (int or tuple; all axes when None), int64."""
+    from ._elementwise import not_equal
+    from ._statistical import sum as _sum
+    mask = not_equal(_tensor(x, "count_nonzero"), 0)
+    return _sum(mask, axis=axis, dtype=_dtypes.default_int, keepdims=keepdims)
+
+
+def searchsorted(x1: Tensor, x2, /, *, side: Literal["left", "right"] = "left",
+                 sorter: Tensor | None = None) -> Tensor:
+    """Indices (int64, x2's shape) where x2's elements go in the ascending 1-d x1 to keep
+    it sorted: side 'left' before equal elements, 'right' after them. sorter: indices
+    that sort x1. x2 may be a Python int or float (a 0-d result)."""
+    from ._elementwise import _astype, _operands
+    from ._indexing import take
+    _real(_tensor(x1, "searchsorted"), "searchsorted")
+    if x1.ndim != 1:
+        raise ValueError(f"searchsorted(): x1 must be 1-d, got shape {x1.shape}")
+    if side not in ("left", "right"):
+        raise ValueError(f"searchsorted(): side must be 'left' or 'right', got {side!r}")
+    if isinstance(x2, (complex, np.complexfloating)) or (isinstance(x2, Tensor) and x2.dtype.kind == "c"):
+        raise TypeError("searchsorted(): complex values have no order")
+    if sorter is not None:
+        _tensor(sorter, "searchsorted")
+        if sorter.shape != x1.shape:
+            raise ValueError(f"searchsorted(): sorter shape {sorter.shape} differs from x1's {x1.shape}")
+        x1 = take(x1, sorter)
+    a, b, dt = _operands(x1, x2)
+    return Tensor(_ops.run(d.SearchSorted(side), [_astype(a, dt), _astype(b, dt)]))

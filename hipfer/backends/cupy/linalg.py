@@ -1,0 +1,110 @@
+"""LinalgPrims on the GPU: Factorize through cupy.linalg, i.e. the GPU stack's solver
+library (cuSOLVER on CUDA, hipSOLVER / rocSOLVER on ROCm).
+
+The library reads plain arrays, so a conjugation-flagged operand is resolved first (one
+pass of our cast kernel); results are copied into the given outputs by the same kernel
+(any layout, any precision widening such as eig's real eigenvalues to complex). Solver
+failures (singular matrix, not positive-definite, no convergence) are read from the
+library's info array -- one sync -- and raised as hipfer's LinAlgError. Zero-size
+matrices (M or N == 0) hold no data: their results (e.g. det == 1) come from NumPy on an
+empty array and are copied up.
+"""
+from __future__ import annotations
+
+import cupy
+import cupyx
+import numpy as np
+
+from ...prims import descriptors as d
+from ..numpy.linalg import _solver as _host_solver
+from .elementwise import HANDLERS as _EW
+
+K = d.FactorKind
+_CACHE = 64  # source layouts remembered per copier
+
+
+class Copier:
+    """copy(src, dst, conj=False): dst[...] = src (conjugated if asked) with our cast
+    kernel, for a fixed shape and destination dtype; launch plans cached per source layout."""
+
+    def __init__(self, shape, dst_dtype):
+        self.shape, self.dt = tuple(shape), np.dtype(dst_dtype)
+        self.desc = d.PointwiseCast(self.dt)
+        self.runs: dict = {}
+
+    def __call__(self, src, dst, conj=False):
+        key = (src.dtype, src.strides, conj)
+        run = self.runs.get(key)
+        if run is None:
+            if len(self.runs) >= _CACHE:
+                self.runs.clear()
+            run = self.runs[key] = _EW[d.PointwiseCast].make(
+                self.desc, (src.dtype,), (self.shape,), ((self.shape, self.dt),),
+                (src.strides,), (conj,))
+        run((src,), dst)
+
+    def fresh(self, src, conj=False):
+        """A new C-contiguous copy of src (conjugated if asked)."""
+        dst = cupy.empty(self.shape, self.dt)
+        self(src, dst, conj)
+        return dst
+
+
+def _solver(desc):
+    """inputs -> tuple of results, per kind (the library calls)."""
+    k, L = desc.kind, cupy.linalg
+    one = {
+        K.CHOLESKY: L.cholesky, K.INV: L.inv, K.DET: L.det, K.EIGVALSH: L.eigvalsh,
+        K.EIGVALS: L.eigvals, K.SVDVALS: lambda a: L.svd(a, compute_uv=False),
+    }
+    many = {
+        K.SLOGDET: L.slogdet, K.EIGH: L.eigh, K.EIG: L.eig,
+        K.SVD: lambda a: L.svd(a, full_matrices=desc.full),
+        K.QR: lambda a: L.qr(a, mode="complete" if desc.full else "reduced"),
+    }
+    if k is K.SOLVE:
+        return lambda xs: (L.solve(xs[0], xs[1]),)
+    if k in one:
+        return lambda xs: (one[k](xs[0]),)
+    return lambda xs: tuple(many[k](xs[0]))
+
+
+class _Factorize:
+    def supports(self, desc, dtypes) -> bool:
+        if desc.kind in (K.EIG, K.EIGVALS) and cupy.cuda.runtime.is_hip:
+            return False
+        return dtypes is None or all(np.dtype(t).kind in "fc" for t in dtypes)
+
+    def why_not(self, desc, dtypes) -> str:
+        if desc.kind in (K.EIG, K.EIGVALS) and cupy.cuda.runtime.is_hip:
+            return "general (non-Hermitian) eigenvalues need geev, which CuPy has on CUDA only"
+        return "Factorize takes float32/64 and complex64/128 operands"
+
+    def make(self, desc, dtypes, shapes, outs, strides, conj):
+        solve = _solver(desc)
+        resolve = [Copier(s, dt) if c and dt.kind == "c" else None
+                   for s, dt, c in zip(shapes, dtypes, conj)]
+        copy_out = [Copier(s, dt) for s, dt in outs]
+        empty_matrices = 0 in shapes[0][-2:]
+        host = _host_solver(desc)
+
+        def compute(inputs):
+            if empty_matrices:  # no data: NumPy's conventions (det 1, ...), copied up
+                return tuple(cupy.asarray(r) for r in host([np.empty(a.shape, a.dtype) for a in inputs]))
+            xs = [r.fresh(x, conj=True) if r is not None else x for x, r in zip(inputs, resolve)]
+            try:
+                with cupyx.errstate(linalg="raise"):
+                    return solve(xs)
+            except cupy.linalg.LinAlgError as e:
+                raise d.LinAlgError(f"{desc.kind.value}: {e}") from None
+
+        def run(inputs, out):
+            outs_ = out if isinstance(out, tuple) else (out,)
+            if all(o.size == 0 for o in outs_):
+                return
+            for o, r, cp in zip(outs_, compute(inputs), copy_out):
+                cp(r, o)
+        return run
+
+
+HANDLERS = {d.Factorize: _Factorize()}

@@ -1,0 +1,209 @@
+"""hipfer.fft: the array API fft extension (2025.12), on every backend.
+
+Every transform is one FftPrims.Fft descriptor (C2C, R2C or C2R over a set of axes):
+the backend's FFT library does it (pocketfft through NumPy on the CPU; cuFFT / hipFFT
+through CuPy on the GPU). Precision is kept: float32 / complex64 operands give
+complex64 / float32 results. hfft and ihfft are irfft / rfft of the conjugate with the
+normalisation direction swapped; both conjugations are the O(1) lazy flag.
+
+Input dtypes: the complex transforms (fft, ifft, fftn, ifftn, irfft, irfftn, hfft)
+accept real operands too (float32 -> complex64, integers -> complex128); the real ones
+(rfft, rfftn, ihfft) need real operands (integers compute in float64) and reject
+complex ones with TypeError. Bad axes raise numpy.exceptions.AxisError (an IndexError
+and a ValueError); bad sizes (n < 1) and norms ValueError.
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from . import _dtypes, _ops
+from ._tensor import Tensor
+from .prims import descriptors as d
+from .prims.infer import complex_dtype
+
+__all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft",
+           "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+
+_NORMS = ("backward", "ortho", "forward")
+_SWAP = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
+
+
+def _tensor(x, name: str) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name}() expects a hipfer Tensor, got {type(x).__name__}")
+    return x
+
+
+def _norm(norm) -> str:
+    if norm not in _NORMS:
+        raise ValueError(f"norm must be 'backward', 'ortho' or 'forward', got {norm!r}")
+    return norm
+
+
+def _as_complex(x: Tensor, name: str) -> Tensor:
+    from ._elementwise import _astype
+    x = _tensor(x, name)
+    return _astype(x, complex_dtype(_dtypes.float_for(x.dtype)))
+
+
+def _as_real(x: Tensor, name: str) -> Tensor:
+    from ._elementwise import _astype
+    x = _tensor(x, name)
+    if x.dtype.kind == "c":
+        raise TypeError(f"{name}() needs a real-valued tensor, got {x.dtype}")
+    return _astype(x, _dtypes.float_for(x.dtype))
+
+
+def _axis(axis, ndim: int) -> int:
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise np.exceptions.AxisError(axis, ndim)
+    return axis % ndim
+
+
+def _size(n, default: int) -> int:
+    if n is None:
+        return default
+    n = operator.index(n)
+    if n < 1:
+        raise ValueError(f"invalid number of data points ({n}): must be >= 1")
+    return n
+
+
+def _transform(kind, x: Tensor, axes, sizes, norm, inverse=False) -> Tensor:
+    return Tensor(_ops.run(d.Fft(kind, tuple(axes), tuple(sizes), inverse, _norm(norm)), [x]))
+
+
+# ----------------------------------------------------------------- one axis
+def _one(kind, x: Tensor, n, axis, norm, inverse=False, halved=False) -> Tensor:
+    """A 1-d transform; halved: the default n is 2 * (M - 1) (C2R, hfft)."""
+    if x.ndim == 0:
+        raise ValueError("the transform needs at least one axis, got a 0-d tensor")
+    ax = _axis(axis, x.ndim)
+    m = x.shape[ax]
+    return _transform(kind, x, (ax,), (_size(n, 2 * (m - 1) if halved else m),), norm, inverse)
+
+
+def fft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Tensor:
+    return _one(d.FftKind.C2C, _as_complex(x, "fft"), n, axis, norm)
+
+
+def ifft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Tensor:
+    return _one(d.FftKind.C2C, _as_complex(x, "ifft"), n, axis, norm, inverse=True)
+
+
+def rfft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Tensor:
+    return _one(d.FftKind.R2C, _as_real(x, "rfft"), n, axis, norm)
+
+
+def irfft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Tensor:
+    return _one(d.FftKind.C2R, _as_complex(x, "irfft"), n, axis, norm, halved=True)
+
+
+def hfft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Tensor:
+    """FFT of a Hermitian-symmetric signal given by its first half: irfft(conj(x)) with
+    the normalisation direction swapped."""
+    x = _as_complex(x, "hfft").conj()
+    return _one(d.FftKind.C2R, x, n, axis, _SWAP[_norm(norm)], halved=True)
+
+
+def ihfft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Tensor:
+    """Inverse of hfft: conj(rfft(x)) with the normalisation direction swapped."""
+    x = _as_real(x, "ihfft")
+    return _one(d.FftKind.R2C, x, n, axis, _SWAP[_norm(norm)]).conj()
+
+
+# ---------------------------------------------------------------- many axes
+def _many(kind, x: Tensor, s, axes, norm, inverse=False, halved=False, name="fftn") -> Tensor:
+    """An n-d transform; halved: the last axis's default size is 2 * (M - 1) (C2R)."""
+    if axes is None:
+        if s is not None:
+            raise ValueError(f"{name}(): s is given, so axes must be given too")
+        axes = tuple(range(x.ndim))
+    axes = tuple(_axis(a, x.ndim) for a in axes)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"{name}(): axes {axes} repeat an axis")
+    if s is not None and len(s) != len(axes):
+        raise ValueError(f"{name}(): s {tuple(s)} and axes {axes} differ in length")
+    if not axes:
+        if kind is not d.FftKind.C2C:
+            raise ValueError(f"{name}(): needs at least one axis to transform")
+        return Tensor(_ops.run(d.MakeContiguous(), [x]))  # no axis: the identity, as a copy
+    s = (None,) * len(axes) if s is None else tuple(None if n == -1 else n for n in s)
+    sizes = [_size(n, x.shape[a]) for n, a in zip(s, axes)]
+    if halved:
+        sizes[-1] = _size(s[-1], 2 * (x.shape[axes[-1]] - 1))
+    return _transform(kind, x, axes, sizes, norm, inverse)
+
+
+def fftn(x: Tensor, /, *, s=None, axes=None, norm: str = "backward") -> Tensor:
+    return _many(d.FftKind.C2C, _as_complex(x, "fftn"), s, axes, norm, name="fftn")
+
+
+def ifftn(x: Tensor, /, *, s=None, axes=None, norm: str = "backward") -> Tensor:
+    return _many(d.FftKind.C2C, _as_complex(x, "ifftn"), s, axes, norm, inverse=True, name="ifftn")
+
+
+def rfftn(x: Tensor, /, *, s=None, axes=None, norm: str = "backward") -> Tensor:
+    return _many(d.FftKind.R2C, _as_real(x, "rfftn"), s, axes, norm, name="rfftn")
+
+
+def irfftn(x: Tensor, /, *, s=None, axes=None, norm: str = "backward") -> Tensor:
+    return _many(d.FftKind.C2R, _as_complex(x, "irfftn"), s, axes, norm, halved=True, name="irfftn")
+
+
+# ------------------------------------------------------ frequencies, shifts
+def _freq_dtype(dtype):
+    dt = _dtypes.default_float if dtype is None else _dtypes.as_dtype(dtype)
+    if dt.kind != "f":
+        raise TypeError(f"the frequencies need a real floating dtype, got {dt}")
+    return dt
+
+
+def _freq_count(n) -> int:
+    n = operator.index(n)
+    if n < 1:
+        raise ValueError(f"the window length n must be >= 1, got {n}")
+    return n
+
+
+def fftfreq(n: int, /, *, d: float = 1.0, dtype=None, device=None) -> Tensor:
+    """[0, 1, ..., -(n//2), ..., -1] / (d * n): n small host-computed values, copied to device."""
+    from ._creation import asarray
+    n, dt = _freq_count(n), _freq_dtype(dtype)
+    k = np.concatenate([np.arange(0, (n - 1) // 2 + 1), np.arange(-(n // 2), 0)])
+    return asarray((k * (1.0 / (n * d))).astype(dt), device=device)
+
+
+def rfftfreq(n: int, /, *, d: float = 1.0, dtype=None, device=None) -> Tensor:
+    """[0, 1, ..., n//2] / (d * n)."""
+    from ._creation import asarray
+    n, dt = _freq_count(n), _freq_dtype(dtype)
+    return asarray((np.arange(0, n // 2 + 1) * (1.0 / (n * d))).astype(dt), device=device)
+
+
+def _shift(x: Tensor, axes, sign: int, name: str) -> Tensor:
+    from ._manipulation import roll
+    x = _tensor(x, name)
+    if axes is None:
+        axes = tuple(range(x.ndim))
+    elif isinstance(axes, (int, np.integer)):
+        axes = (axes,)
+    axes = tuple(_axis(a, x.ndim) for a in axes)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"{name}(): axes {axes} repeat an axis")
+    if not axes:
+        return x
+    return roll(x, tuple(sign * (x.shape[a] // 2) for a in axes), axis=axes)
+
+
+def fftshift(x: Tensor, /, *, axes=None) -> Tensor:
+    """The zero frequency moved to the middle: roll by n // 2 along each axis."""
+    return _shift(x, axes, 1, "fftshift")
+
+
+def ifftshift(x: Tensor, /, *, axes=None) -> Tensor:
+    """Inverse of fftshift: roll by -(n // 2)."""
+    return _shift(x, axes, -1, "ifftshift")

@@ -1,0 +1,411 @@
+"""hipfer.linalg: the array API linalg extension (2025.12), on every backend.
+
+Decompositions, inverses and solves are one LinalgPrims.Factorize descriptor each: the
+backend's solver library (LAPACK through NumPy on the CPU; cuSOLVER / hipSOLVER through
+CuPy on the GPU). Everything else is composed from the namespace's own prims: tensordot
+and matrix_power on BatchedGemm (matmul), vecdot / trace / the norms on elementwise ops
+and reductions, pinv on svd + matmul, the upper Cholesky factor as a lazily conjugated
+transpose of the lower one (a view, nothing copied).
+
+Integer and bool operands of the factorizations are computed in float64. A singular
+matrix (inv, solve), a matrix that is not positive-definite (cholesky), or a solver that
+does not converge raises ``hipfer.linalg.LinAlgError``, a ValueError subclass, on every
+backend. Non-square operands where square matrices are needed raise ValueError.
+"""
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+from typing import NamedTuple
+
+import numpy as np
+
+from . import _dtypes, _ops
+from ._linear_algebra import matmul
+from ._manipulation import broadcast_to, diagonal, matrix_transpose, permute_dims, reshape
+from ._tensor import Tensor
+from .prims import descriptors as d
+from .prims.descriptors import LinAlgError  # noqa: F401 - part of this module's API
+from .prims.infer import real_dtype
+
+__all__ = [
+    "cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv",
+    "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer",
+    "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot",
+    "vector_norm",
+]
+
+K = d.FactorKind
+
+
+class EighResult(NamedTuple):
+    eigenvalues: Tensor
+    eigenvectors: Tensor
+
+
+class EigResult(NamedTuple):
+    eigenvalues: Tensor
+    eigenvectors: Tensor
+
+
+class QRResult(NamedTuple):
+    Q: Tensor
+    R: Tensor
+
+
+class SlogdetResult(NamedTuple):
+    sign: Tensor
+    logabsdet: Tensor
+
+
+class SVDResult(NamedTuple):
+    U: Tensor
+    S: Tensor
+    Vh: Tensor
+
+
+# ------------------------------------------------------------------ helpers
+def _tensor(x, name: str) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name}() expects a hipfer Tensor, got {type(x).__name__}")
+    return x
+
+
+def _floating(x: Tensor) -> Tensor:
+    """x in a floating dtype: integers and bool compute in float64."""
+    from ._elementwise import _astype
+    return _astype(x, _dtypes.float_for(x.dtype))
+
+
+def _matrices(x, name: str, square=False) -> Tensor:
+    """x checked as a stack of (square) matrices, in a floating dtype."""
+    x = _tensor(x, name)
+    if x.ndim < 2:
+        raise ValueError(f"{name}() needs a (..., M, N) tensor, got shape {x.shape}")
+    if square and x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"{name}() needs square matrices, got shape {x.shape}")
+    return _floating(x)
+
+
+def _numeric(x, name: str) -> Tensor:
+    x = _tensor(x, name)
+    if x.dtype == _dtypes.bool:
+        raise TypeError(f"{name}() needs a numeric tensor, got bool")
+    return x
+
+
+def _factor(kind: d.FactorKind, inputs, full=False):
+    out = _ops.run(d.Factorize(kind, full), inputs)
+    return tuple(Tensor(o) for o in out) if isinstance(out, tuple) else Tensor(out)
+
+
+def _eps_tol(x: Tensor, rtol):
+    """rtol as a Python float or a tensor broadcasting against the (..., K) singular values."""
+    if rtol is None:
+        return max(x.shape[-2:]) * float(np.finfo(real_dtype(x.dtype)).eps)
+    if isinstance(rtol, Tensor):
+        return reshape(rtol, rtol.shape + (1,))
+    return float(rtol)
+
+
+def _identity(shape, dt, device) -> Tensor:
+    """Identity matrices of shape (..., M, M)."""
+    from ._creation import zeros
+    eye = zeros(shape, dtype=dt, device=device)
+    diagonal(eye)[...] = 1
+    return eye
+
+
+# ------------------------------------------------------------ factorizations
+def cholesky(x: Tensor, /, *, upper: bool = False) -> Tensor:
+    """Lower factor L (x = L L^H); upper=True gives U = L^H as a lazily conjugated view."""
+    lower = _factor(K.CHOLESKY, [_matrices(x, "cholesky", square=True)])
+    return matrix_transpose(lower.conj()) if upper else lower
+
+
+def det(x: Tensor, /) -> Tensor:
+    return _factor(K.DET, [_matrices(x, "det", square=True)])
+
+
+def slogdet(x: Tensor, /) -> SlogdetResult:
+    return SlogdetResult(*_factor(K.SLOGDET, [_matrices(x, "slogdet", square=True)]))
+
+
+def inv(x: Tensor, /) -> Tensor:
+    return _factor(K.INV, [_matrices(x, "inv", square=True)])
+
+
+def eigh(x: Tensor, /) -> EighResult:
+    return EighResult(*_factor(K.EIGH, [_matrices(x, "eigh", square=True)]))
+
+
+def eigvalsh(x: Tensor, /) -> Tensor:
+    return _factor(K.EIGVALSH, [_matrices(x, "eigvalsh", square=True)])
+
+
+def eig(x: Tensor, /) -> EigResult:
+    """Eigenvalues and eigenvectors of a general matrix, always complex."""
+    return EigResult(*_factor(K.EIG, [_matrices(x, "eig", square=True)]))
+
+
+def eigvals(x: Tensor, /) -> Tensor:
+    return _factor(K.EIGVALS, [_matrices(x, "eigvals", square=True)])
+
+
+def qr(x: Tensor, /, *, mode: str = "reduced") -> QRResult:
+    if mode not in ("reduced", "complete"):
+        raise ValueError(f"qr(): mode must be 'reduced' or 'complete', got {mode!r}")
+    return QRResult(*_factor(K.QR, [_matrices(x, "qr")], full=mode == "complete"))
+
+
+def svd(x: Tensor, /, *, full_matrices: bool = True) -> SVDResult:
+    return SVDResult(*_factor(K.SVD, [_matrices(x, "svd")], full=bool(full_matrices)))
+
+
+def svdvals(x: Tensor, /) -> Tensor:
+    return _factor(K.SVDVALS, [_matrices(x, "svdvals")])
+
+
+def solve(x1: Tensor, x2: Tensor, /) -> Tensor:
+    """x with x1 @ x = x2. A 1-d x2 of shape (M,) is one right-hand side for every matrix
+    (the result is (..., M)); otherwise x2 is (..., M, K) and the batch axes broadcast."""
+    _tensor(x1, "solve"), _tensor(x2, "solve")
+    dt = _dtypes.float_for(_dtypes.result_type(x1.dtype, x2.dtype))
+    from ._elementwise import _astype
+    a = _matrices(_astype(x1, dt), "solve", square=True)
+    b = _astype(x2, dt)
+    m = a.shape[-1]
+    vector = b.ndim == 1
+    if vector:
+        b = reshape(b, (b.shape[0], 1))
+    if b.ndim < 2 or b.shape[-2] != m:
+        raise ValueError(f"solve(): x2 of shape {x2.shape} does not fit x1 of shape {x1.shape}")
+    try:
+        batch = tuple(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
+    except ValueError:
+        raise ValueError(f"solve(): batch shapes of {x1.shape} and {x2.shape} do not broadcast") from None
+    a = broadcast_to(a, batch + a.shape[-2:])
+    b = broadcast_to(b, batch + b.shape[-2:])
+    out = _factor(K.SOLVE, [a, b])
+    return reshape(out, batch + (m,)) if vector else out
+
+
+# --------------------------------------------------- built on singular values
+def matrix_rank(x: Tensor, /, *, rtol=None) -> Tensor:
+    """Count of singular values > rtol * largest (default rtol: max(M, N) * eps)."""
+    from ._creation import zeros
+    from ._elementwise import greater, multiply
+    from ._statistical import max as max_, sum as sum_
+    x = _matrices(x, "matrix_rank")
+    s = svdvals(x)
+    if s.shape[-1] == 0:
+        return zeros(x.shape[:-2], dtype=_dtypes.int64, device=x.device)
+    tol = multiply(max_(s, axis=-1, keepdims=True), _eps_tol(x, rtol))
+    return sum_(greater(s, tol), axis=-1, dtype=_dtypes.int64)
+
+
+def pinv(x: Tensor, /, *, rtol=None) -> Tensor:
+    """Moore-Penrose pseudo-inverse: V diag(1/s, s > rtol * max(s)) U^H from the SVD."""
+    from ._creation import zeros
+    from ._elementwise import greater, multiply, reciprocal, where
+    from ._statistical import max as max_
+    x = _matrices(x, "pinv")
+    m, n = x.shape[-2:]
+    if m == 0 or n == 0:
+        return zeros(x.shape[:-2] + (n, m), dtype=x.dtype, device=x.device)
+    u, s, vh = svd(x, full_matrices=False)
+    keep = greater(s, multiply(max_(s, axis=-1, keepdims=True), _eps_tol(x, rtol)))
+    s_inv = where(keep, reciprocal(where(keep, s, 1.0)), 0.0)
+    v_scaled = multiply(matrix_transpose(vh.conj()), reshape(s_inv, s_inv.shape[:-1] + (1, s.shape[-1])))
+    return matmul(v_scaled, matrix_transpose(u.conj()))
+
+
+# ------------------------------------------------------------ composed ops
+def matrix_power(x: Tensor, n: int, /) -> Tensor:
+    """x ** n by repeated squaring on matmul; n == 0 gives identities, n < 0 powers of inv(x)."""
+    x = _tensor(x, "matrix_power")
+    n = operator.index(n)
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"matrix_power() needs square matrices, got shape {x.shape}")
+    if n == 0:
+        return _identity(x.shape, x.dtype, x.device)
+    if n < 0:
+        x, n = inv(x), -n
+    result, base = None, x
+    while True:
+        if n & 1:
+            result = base if result is None else matmul(result, base)
+        n >>= 1
+        if not n:
+            return result
+        base = matmul(base, base)
+
+
+def tensordot(x1: Tensor, x2: Tensor, /, *, axes=2) -> Tensor:
+    """Sum over the paired axes: both operands are permuted and viewed as matrices, one GEMM."""
+    x1, x2 = _numeric(x1, "tensordot"), _numeric(x2, "tensordot")
+    if isinstance(axes, (int, np.integer)):
+        k = int(axes)
+        if not 0 <= k <= builtins.min(x1.ndim, x2.ndim):
+            raise ValueError(f"tensordot(): axes={k} is out of range for shapes {x1.shape} and {x2.shape}")
+        a_axes, b_axes = tuple(range(x1.ndim - k, x1.ndim)), tuple(range(k))
+    else:
+        try:
+            a_axes, b_axes = axes
+        except (TypeError, ValueError):
+            raise ValueError("tensordot(): axes must be an int or a pair of sequences, "
+                             f"got {axes!r}") from None
+        a_axes, b_axes = _axis_list(a_axes, x1.ndim), _axis_list(b_axes, x2.ndim)
+        if len(a_axes) != len(b_axes):
+            raise ValueError(f"tensordot(): axes {axes} pair {len(a_axes)} with {len(b_axes)} axes")
+    for i, j in zip(a_axes, b_axes):
+        if x1.shape[i] != x2.shape[j]:
+            raise ValueError(f"tensordot(): contracted axes {i} of {x1.shape} and {j} of {x2.shape} "
+                             "differ in size")
+    free_a = [i for i in range(x1.ndim) if i not in a_axes]
+    free_b = [j for j in range(x2.ndim) if j not in b_axes]
+    size = math.prod(x1.shape[i] for i in a_axes)
+    out_a = tuple(x1.shape[i] for i in free_a)
+    out_b = tuple(x2.shape[j] for j in free_b)
+    a = reshape(permute_dims(x1, free_a + list(a_axes)), (math.prod(out_a), size))
+    b = reshape(permute_dims(x2, list(b_axes) + free_b), (size, math.prod(out_b)))
+    return reshape(matmul(a, b), out_a + out_b)
+
+
+def _axis_list(axes, ndim) -> tuple:
+    axes = (axes,) if isinstance(axes, (int, np.integer)) else tuple(axes)
+    out = []
+    for a in axes:
+        a = operator.index(a)
+        if not -ndim <= a < ndim:
+            raise ValueError(f"tensordot(): axis {a} is out of range for a {ndim}-d tensor")
+        out.append(a % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError(f"tensordot(): repeated axis in {axes}")
+    return tuple(out)
+
+
+def _compute_axis(x1: Tensor, x2: Tensor, axis: int, name: str) -> int:
+    """A negative axis in [-min(ndim), -1] whose sizes agree (no broadcast along it).
+    A non-negative axis counts in the broadcast shape (NumPy's convention)."""
+    axis = operator.index(axis)
+    if axis >= 0:
+        axis -= builtins.max(x1.ndim, x2.ndim)
+    nd = builtins.min(x1.ndim, x2.ndim)
+    if not -nd <= axis <= -1:
+        raise ValueError(f"{name}(): axis {axis} is out of range for shapes {x1.shape} and {x2.shape}")
+    if x1.shape[axis] != x2.shape[axis]:
+        raise ValueError(f"{name}(): axis {axis} has sizes {x1.shape[axis]} and {x2.shape[axis]} "
+                         "(it is not broadcast)")
+    return axis
+
+
+def vecdot(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
+    """sum(conj(x1) * x2) over axis: the conjugation is the O(1) flag, folded into the product."""
+    from ._elementwise import multiply
+    from ._statistical import sum as sum_
+    x1, x2 = _numeric(x1, "vecdot"), _numeric(x2, "vecdot")
+    axis = _compute_axis(x1, x2, axis, "vecdot")
+    dt = _dtypes.result_type(x1.dtype, x2.dtype)
+    return sum_(multiply(x1.conj(), x2), axis=axis, dtype=dt)
+
+
+def outer(x1: Tensor, x2: Tensor, /) -> Tensor:
+    from ._elementwise import multiply
+    x1, x2 = _tensor(x1, "outer"), _tensor(x2, "outer")
+    if x1.ndim != 1 or x2.ndim != 1:
+        raise ValueError(f"outer() needs two 1-d tensors, got shapes {x1.shape} and {x2.shape}")
+    return multiply(reshape(x1, (x1.shape[0], 1)), reshape(x2, (1, x2.shape[0])))
+
+
+def trace(x: Tensor, /, *, offset: int = 0, dtype=None) -> Tensor:
+    """Sum of the offset diagonal (a strided view); integers accumulate in int64 / uint64."""
+    from ._statistical import sum as sum_
+    x = _tensor(x, "trace")
+    if x.ndim < 2:
+        raise ValueError(f"trace() needs a (..., M, N) tensor, got shape {x.shape}")
+    return sum_(diagonal(x, offset=operator.index(offset)), axis=-1, dtype=dtype)
+
+
+def cross(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
+    """Cross product of 3-vectors along axis (negative; the other axes broadcast)."""
+    from ._creation import empty
+    from ._elementwise import _astype, multiply, subtract
+    x1, x2 = _numeric(x1, "cross"), _numeric(x2, "cross")
+    axis = operator.index(axis)
+    nd = builtins.min(x1.ndim, x2.ndim)
+    if not -nd <= axis <= -1:
+        raise ValueError(f"cross(): axis must be a negative integer in [-{nd}, -1], got {axis}")
+    if x1.shape[axis] != 3 or x2.shape[axis] != 3:
+        raise ValueError(f"cross(): axis {axis} must have size 3, got shapes {x1.shape} and {x2.shape}")
+    dt = _dtypes.result_type(x1.dtype, x2.dtype)
+    a = _move_last(_astype(x1, dt), axis)
+    b = _move_last(_astype(x2, dt), axis)
+    try:
+        batch = tuple(np.broadcast_shapes(a.shape[:-1], b.shape[:-1]))
+    except ValueError:
+        raise ValueError(f"cross(): shapes {x1.shape} and {x2.shape} do not broadcast") from None
+    out = empty(batch + (3,), dtype=dt, device=a.device)
+    for i in range(3):
+        j, k = (i + 1) % 3, (i + 2) % 3
+        out[..., i] = subtract(multiply(a[..., j], b[..., k]), multiply(a[..., k], b[..., j]))
+    # the vector axis back to where axis counts from the end
+    nd_out = out.ndim
+    pos = nd_out + axis
+    order = list(range(nd_out - 1))
+    order.insert(pos, nd_out - 1)
+    return permute_dims(out, order)
+
+
+def _move_last(x: Tensor, axis: int) -> Tensor:
+    ax = axis % x.ndim
+    return permute_dims(x, [i for i in range(x.ndim) if i != ax] + [ax])
+
+
+# ------------------------------------------------------------------- norms
+def vector_norm(x: Tensor, /, *, axis=None, keepdims: bool = False, ord=2) -> Tensor:
+    """p-norms over axis (all axes when None); the result is real of x's precision."""
+    from ._elementwise import _astype, abs as abs_, not_equal, pow as pow_, sqrt, square
+    from ._statistical import max as max_, min as min_, sum as sum_
+    x = _floating(_tensor(x, "vector_norm"))
+    a = abs_(x)  # real, the conjugation flag is irrelevant
+    kw = dict(axis=axis, keepdims=keepdims)
+    if ord == 2:
+        return sqrt(sum_(square(a), **kw))
+    if ord == 1:
+        return sum_(a, **kw)
+    if ord == math.inf:
+        return max_(a, **kw)
+    if ord == -math.inf:
+        return min_(a, **kw)
+    if ord == 0:
+        return sum_(_astype(not_equal(a, 0), a.dtype), **kw)
+    if isinstance(ord, (bool, str)) or not isinstance(ord, (int, float, np.integer, np.floating)):
+        raise ValueError(f"vector_norm(): ord must be a number or +-inf, got {ord!r}")
+    p = float(ord)
+    return pow_(sum_(pow_(a, p), **kw), 1.0 / p)
+
+
+def matrix_norm(x: Tensor, /, *, keepdims: bool = False, ord="fro") -> Tensor:
+    """'fro', 'nuc', 1, -1, 2, -2, inf, -inf over the last two axes."""
+    from ._elementwise import abs as abs_, sqrt, square
+    from ._statistical import max as max_, min as min_, sum as sum_
+    x = _matrices(x, "matrix_norm")
+    extreme = {1: max_, -1: min_, 2: max_, -2: min_, math.inf: max_, -math.inf: min_}
+    if isinstance(ord, str):
+        if ord == "fro":
+            r = sqrt(sum_(square(abs_(x)), axis=(-2, -1)))
+        elif ord == "nuc":
+            r = sum_(svdvals(x), axis=-1)
+        else:
+            raise ValueError(f"matrix_norm(): unknown ord {ord!r}")
+    elif not isinstance(ord, bool) and ord in extreme:
+        if abs(ord) == 2:
+            vals = svdvals(x)
+        else:  # 1: column sums, inf: row sums of |x|
+            vals = sum_(abs_(x), axis=-2 if abs(ord) == 1 else -1)
+        r = extreme[ord](vals, axis=-1)
+    else:
+        raise ValueError(f"matrix_norm(): ord must be 'fro', 'nuc', +-1, +-2 or +-inf, got {ord!r}")
+    return reshape(r, r.shape + (1, 1)) if keepdims else r
