@@ -51,7 +51,7 @@ def _variance(op, axes, perm, n, correction):
 
     def compute(x, out):
         view = out.transpose(perm)
-        dev = x - np.sum(x, axis=axes, keepdims=True) / n
+        dev = np.asarray(x - np.sum(x, axis=axes, keepdims=True) / n)  # 0-d: not a scalar
         if dev.dtype.kind == "c":
             sq = np.square(dev.real)
             sq += np.square(dev.imag)
