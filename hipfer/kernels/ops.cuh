@@ -37,7 +37,7 @@ namespace fm {
 HF_FM1(fabs) HF_FM1(sqrt) HF_FM1(exp) HF_FM1(expm1) HF_FM1(log) HF_FM1(log1p)
 HF_FM1(sin) HF_FM1(cos) HF_FM1(tan) HF_FM1(sinh) HF_FM1(cosh) HF_FM1(tanh)
 HF_FM1(asin) HF_FM1(acos) HF_FM1(atan) HF_FM1(asinh) HF_FM1(acosh) HF_FM1(atanh)
-HF_FM2(atan2) HF_FM2(hypot) HF_FM2(pow) HF_FM2(copysign)
+HF_FM2(atan2) HF_FM2(pow)
 HF_FM1(ceil) HF_FM1(floor) HF_FM1(trunc) HF_FM1(rint) HF_FM1(log2) HF_FM1(log10)
 HF_FM2(fmod)
 #undef HF_FM1
@@ -55,6 +55,31 @@ template <> HF_OP f64 nan<f64>() { return __longlong_as_double(0x7ff800000000000
 template <class R> HF_OP bool is_nan(R x) { return x != x; }
 template <class R> HF_OP bool is_inf(R x) { return fabs(x) == inf<R>(); }
 template <class R> HF_OP bool is_finite(R x) { return fabs(x) < inf<R>(); }
+// copysign by bit pattern: exact for signed zeros and NaN signs on every target.
+HF_OP f32 copysign(f32 a, f32 b) {
+  return __int_as_float((__float_as_int(a) & 0x7fffffff) | (__float_as_int(b) & (int)0x80000000u));
+}
+HF_OP f64 copysign(f64 a, f64 b) {
+  return __longlong_as_double((__double_as_longlong(a) & 0x7fffffffffffffffLL) |
+                              (__double_as_longlong(b) & (long long)0x8000000000000000ULL));
+}
+// hypot: f32 through f64 (no overflow, correctly rounded in practice); f64 scaled by the
+// larger magnitude so nothing overflows before the result does (CUDA's hypot returned inf
+// for hypot(1, DBL_MAX) on the H200). An infinite component wins over NaN (C99).
+HF_OP f32 hypot(f32 x, f32 y) {
+  f64 a = x, b = y;
+  if (fabs(x) == inf<f32>() || fabs(y) == inf<f32>()) return inf<f32>();
+  return (f32)::sqrt(a * a + b * b);
+}
+HF_OP f64 hypot(f64 x, f64 y) {
+  f64 a = fabs(x), b = fabs(y);
+  if (a == inf<f64>() || b == inf<f64>()) return inf<f64>();
+  if (a != a || b != b) return a + b;
+  f64 m = a > b ? a : b, n = a > b ? b : a;
+  if (m == 0) return 0;
+  f64 r = n / m;
+  return m * ::sqrt(1 + r * r);
+}
 
 // Constants in R; eps is the spacing of R at 1.
 template <class R> struct K;

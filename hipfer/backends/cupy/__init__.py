@@ -37,6 +37,9 @@ class CupyBackend(Backend):
 
     def asarray(self, obj, dtype=None):
         with self.cuda_device:
+            if isinstance(obj, np.ndarray) and obj.ndim == 0:
+                # CuPy 14 drops the sign of a 0-d -0.0 on the way up (seen on the H200)
+                return cupy.asarray(obj.reshape(1), dtype=dtype).reshape(())
             return cupy.asarray(obj, dtype=dtype)
 
     def to_host(self, arr) -> np.ndarray:
