@@ -57,21 +57,3 @@ from ._utility import *  # noqa: E402,F401,F403
 # The linalg and fft extensions; tensordot and vecdot are also main-namespace functions.
 from . import fft, linalg  # noqa: E402,F401
 from .linalg import tensordot, vecdot  # noqa: E402,F401
-
-
-# Keep this last: it names the functions of everything imported above.
-def _name_public_functions() -> None:
-    """Functions made by factories (the generated elementwise functions, say) get their
-    public name as __name__ and __qualname__, so help(), repr and inspection tools see
-    `hipfer.add`, not `_binary.<locals>.fn`."""
-    import types
-    spaces = [globals()] + [vars(m) for m in (globals().get("linalg"), globals().get("fft"))
-                            if isinstance(m, types.ModuleType)]
-    for space in spaces:
-        for name, obj in list(space.items()):
-            if (isinstance(obj, types.FunctionType) and not name.startswith("_")
-                    and "<locals>" in obj.__qualname__):
-                obj.__name__ = obj.__qualname__ = name
-
-
-_name_public_functions()

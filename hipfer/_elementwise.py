@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _dtypes, _ops
+from ._naming import public
 from ._tensor import Tensor, _NotAnOperand
 from .prims import descriptors as d
 from .prims.optable import BinaryOp, UnaryOp
@@ -122,16 +123,13 @@ _SWAPPED = {"less": BinaryOp.GREATER, "less_equal": BinaryOp.GREATER_EQUAL}
 
 __all__ = ["conj", "real", "imag", "where", "clip"]
 for _name, _op in _UNARY.items():
-    globals()[_name] = _unary(_op)
-    globals()[_name].__name__ = _name
+    globals()[_name] = public(_name, _unary(_op))
     __all__.append(_name)
 for _name, _op in _BINARY.items():
-    globals()[_name] = _binary(_op)
-    globals()[_name].__name__ = _name
+    globals()[_name] = public(_name, _binary(_op))
     __all__.append(_name)
 for _name, _op in _SWAPPED.items():
-    globals()[_name] = _binary(_op, swap=True)
-    globals()[_name].__name__ = _name
+    globals()[_name] = public(_name, _binary(_op, swap=True))
     __all__.append(_name)
 del _name, _op
 

@@ -12,6 +12,7 @@ from typing import Literal
 import numpy as np
 
 from . import _dtypes, _ops
+from ._naming import public
 from ._tensor import Tensor
 from .prims import descriptors as d
 from .prims.optable import ReduceOp
@@ -56,8 +57,8 @@ def _arg(op: ReduceOp, name: str):
     return fn
 
 
-argmax = _arg(ReduceOp.MAX, "argmax")
-argmin = _arg(ReduceOp.MIN, "argmin")
+argmax = public("argmax", _arg(ReduceOp.MAX, "argmax"))
+argmin = public("argmin", _arg(ReduceOp.MIN, "argmin"))
 
 
 def count_nonzero(x: Tensor, /, *, axis=None, keepdims: bool = False) -> Tensor:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import builtins
 
 from . import _dtypes, _ops
+from ._naming import public
 from ._tensor import Tensor
 from .prims import descriptors as d
 from .prims.optable import ReduceOp
@@ -63,8 +64,8 @@ def _sum_like(op):
     return fn
 
 
-sum = _sum_like(ReduceOp.SUM)  # noqa: A001 - the standard's name
-prod = _sum_like(ReduceOp.PROD)
+sum = public("sum", _sum_like(ReduceOp.SUM))  # noqa: A001 - the standard's name
+prod = public("prod", _sum_like(ReduceOp.PROD))
 
 
 def _extreme(op):
@@ -76,8 +77,8 @@ def _extreme(op):
     return fn
 
 
-max = _extreme(ReduceOp.MAX)  # noqa: A001
-min = _extreme(ReduceOp.MIN)  # noqa: A001
+max = public("max", _extreme(ReduceOp.MAX))  # noqa: A001
+min = public("min", _extreme(ReduceOp.MIN))  # noqa: A001
 
 
 def mean(x, /, *, axis=None, keepdims=False):
@@ -94,8 +95,8 @@ def _spread(op):
     return fn
 
 
-var = _spread(ReduceOp.VAR)
-std = _spread(ReduceOp.STD)
+var = public("var", _spread(ReduceOp.VAR))
+std = public("std", _spread(ReduceOp.STD))
 
 
 def _logical(op):
@@ -107,8 +108,8 @@ def _logical(op):
     return fn
 
 
-all = _logical(ReduceOp.ALL)  # noqa: A001
-any = _logical(ReduceOp.ANY)  # noqa: A001
+all = public("all", _logical(ReduceOp.ALL))  # noqa: A001
+any = public("any", _logical(ReduceOp.ANY))  # noqa: A001
 
 
 # ------------------------------------------------------------- cumulative sums
@@ -135,6 +136,6 @@ def _cumulative(op, name):
     return fn
 
 
-cumulative_sum = _cumulative(d.ScanOp.SUM, "cumulative_sum")
-cumulative_prod = _cumulative(d.ScanOp.PROD, "cumulative_prod")
+cumulative_sum = public("cumulative_sum", _cumulative(d.ScanOp.SUM, "cumulative_sum"))
+cumulative_prod = public("cumulative_prod", _cumulative(d.ScanOp.PROD, "cumulative_prod"))
 __all__ += ["cumulative_prod", "cumulative_sum"]

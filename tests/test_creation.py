@@ -4,19 +4,9 @@ import pytest
 
 import hipfer as hf
 from _util import ALL_DTYPES, random_array
+from test_manipulation import check, host
 
 LAYOUTS = ["contig", "stepped", "transposed", "conj"]
-
-
-def host(t):
-    return np.asarray(t.to_device("cpu"))
-
-
-def check(t, ref, be):
-    assert t.device == be.device
-    assert t.dtype == ref.dtype, (t.dtype, ref.dtype)
-    assert t.shape == ref.shape, (t.shape, ref.shape)
-    np.testing.assert_array_equal(host(t), ref)
 
 
 def make(rng, shape, dtype, layout):

@@ -1,0 +1,8 @@
+"""Names for functions made by factories (elementwise ops from the op table, the
+reductions): help(), repr and signature tools then show ``hipfer.sum``, not
+``_sum_like.<locals>.fn``."""
+
+
+def public(name: str, fn):
+    fn.__name__ = fn.__qualname__ = name
+    return fn
