@@ -22,11 +22,6 @@ TABLE = HERE / "api-coverage.md"
 DIVERGENCES = {
     "float16": "CPU only: the GPU kernels have no half type yet, and plans for float16 on the "
                "GPU raise TypeError naming the dtype",
-    "unique_all": "complex input raises TypeError (no complex sort order yet)",
-    "unique_counts": "complex input raises TypeError (no complex sort order yet)",
-    "unique_inverse": "complex input raises TypeError (no complex sort order yet)",
-    "unique_values": "complex input raises TypeError (no complex sort order yet)",
-    "isin": "complex input raises TypeError (built on sort and searchsorted)",
     "pow": "integer pow with a negative exponent (left unspecified) is the truncated "
            "1 / a**|b|, the same on every backend",
     "linalg.eig": "not on ROCm: CuPy has no general eigensolver there (TypeError, with the reason)",

@@ -7,7 +7,8 @@ sum of those marks gives each sorted element its group number. The number of gro
 read back once (the output size depends on the data). IndexPut then finds each group's
 first position (writing positions in reverse: the last write, the lowest position,
 wins) and counts its members; take gathers values and first-occurrence indices.
-Complex inputs are not supported (sorting them is not defined here).
+Complex inputs are ordered lexicographically (real part, then imaginary part) by two
+stable argsorts of the free real/imag views, as NumPy orders them.
 """
 from __future__ import annotations
 
@@ -41,9 +42,18 @@ class UniqueInverseResult(NamedTuple):
 def _flat(x, fn) -> Tensor:
     if not isinstance(x, Tensor):
         raise TypeError(f"{fn}() expects a hipfer Tensor, got {type(x).__name__}")
-    if x.dtype.kind == "c":
-        raise TypeError(f"{fn}() does not support complex tensors")
     return x.reshape(-1)
+
+
+def _stable_order(flat: Tensor) -> Tensor:
+    """Stable ascending argsort; complex: by real part, ties by imaginary part."""
+    from ._elementwise import imag, real
+    from ._indexing import take
+    from ._sorting import argsort
+    if flat.dtype.kind != "c":
+        return argsort(flat, stable=True)
+    by_imag = argsort(imag(flat), stable=True)
+    return take(by_imag, argsort(take(real(flat), by_imag), stable=True))
 
 
 class _Groups:
@@ -53,11 +63,12 @@ class _Groups:
         from ._creation import arange, zeros
         from ._elementwise import not_equal
         from ._indexing import index_put, take
-        from ._sorting import argsort, sort
+        from ._sorting import sort
         from ._statistical import cumulative_sum
         n, dev = flat.size, flat.device
-        self.perm = argsort(flat, stable=True) if with_perm else None
-        self.sorted = take(flat, self.perm) if with_perm else sort(flat)
+        complex_ = flat.dtype.kind == "c"  # no complex Sort: order through the permutation
+        self.perm = _stable_order(flat) if with_perm or complex_ else None
+        self.sorted = take(flat, self.perm) if self.perm is not None else sort(flat)
         if n == 0:
             self.gid = zeros((0,), dtype=_dtypes.int64, device=dev)
             self.n_groups = 0
@@ -122,13 +133,29 @@ def isin(x1, x2, /, *, invert: bool = False) -> Tensor:
     from ._elementwise import _astype, _operands, bitwise_and, equal, greater
     from ._searching import searchsorted
     from ._sorting import sort
-    for v in (x1, x2):
-        if (isinstance(v, Tensor) and v.dtype.kind == "c") or isinstance(v, (complex, np.complexfloating)):
-            raise TypeError("isin() does not support complex values")
     a, b, dt = _operands(x1, x2)
     a, b = _astype(a, dt), _astype(b, dt)
+    if dt.kind == "c":
+        found = _isin_by_blocks(a, b.reshape(-1))
+        return equal(found, False) if invert else found
     table = sort(b.reshape(-1))
     found = greater(searchsorted(table, a, side="right"), searchsorted(table, a, side="left"))
     if dt.kind == "f":  # NaN sorts as equal to NaN in the table, but NaN != NaN
         found = bitwise_and(found, equal(a, a))
     return equal(found, False) if invert else found
+
+
+def _isin_by_blocks(a: Tensor, table: Tensor) -> Tensor:
+    """isin without an order (complex): OR of a == table[j] over blocks of the table,
+    each block one broadcast comparison of at most ~2^24 elements."""
+    from ._creation import zeros
+    from ._elementwise import equal
+    from ._manipulation import expand_dims
+    from ._statistical import any as any_
+    found = zeros(a.shape, dtype=_dtypes.bool, device=a.device)
+    step = max(1, (1 << 24) // max(a.size, 1))
+    col = expand_dims(a, axis=-1)
+    for j in range(0, table.size, step):
+        hit = any_(equal(col, table[j:j + step]), axis=-1)
+        found = found | hit
+    return found
