@@ -5,7 +5,7 @@ The offline hipcc/nvcc check (test_kernel_compile.py) is not enough: NVRTC and h
 lack some builtins and headers the offline compilers have (NVRTC has no
 __builtin_huge_val, for one). Neither needs a GPU. NVRTC comes from the
 ``nvidia-cuda-nvrtc`` wheel (a test extra), hiprtc from Debian's libamdhip64
-(installed by .ci/run with hipcc); HIPFER_REQUIRE_HIPCC=1 turns a missing hiprtc into
+(installed by .ci/run with hipcc; gfx90a); HIPFER_REQUIRE_HIPCC=1 turns a missing hiprtc into
 a failure.
 """
 import ctypes
@@ -97,8 +97,8 @@ def test_hiprtc_compiles(group, file, exprs):
         if os.environ.get("HIPFER_REQUIRE_HIPCC") == "1":
             pytest.fail("hiprtc (libamdhip64) is missing but HIPFER_REQUIRE_HIPCC=1")
         pytest.skip("hiprtc not installed (Debian: libamdhip64-dev)")
-    # HIP 5.2's hiprtc knows gfx90a and gfx1030 (gfx940/gfx1100 abort in its comgr)
-    for arch in ("gfx90a", "gfx1030"):
-        ok, log = _compile(_HIPRTC, "hiprtc", module_source(file), exprs,
-                           OPTIONS + [f"--offload-arch={arch}"])
-        assert ok, f"hiprtc ({arch}) failed on {group} ({file}):\n{log[-4000:]}"
+    # One arch suffices here: what differs from the offline compile (builtins, name
+    # lowering) does not depend on it, and hipcc covers the four targets.
+    ok, log = _compile(_HIPRTC, "hiprtc", module_source(file), exprs,
+                       OPTIONS + ["--offload-arch=gfx90a"])
+    assert ok, f"hiprtc (gfx90a) failed on {group} ({file}):\n{log[-4000:]}"
