@@ -143,15 +143,12 @@ class _Handler:
         return True
 
 
-class _Unary(_Handler):
-    """ScalarUnary, AnalyticUnary, ComplexRealUnary: out = op(x)."""
-    exprs = staticmethod(ek.unary)  # (row, dtype) -> the kernel pair
-
-    def accepts(self, desc, dtypes):
-        return dtypes[0].kind in desc.op.row.kinds
+class _Mapped(_Handler):
+    """One launch of a kernel pair over the broadcast operands, conj folded at load;
+    subclasses name the pair (``kernels(desc, dtypes)``) and the dtypes they take."""
 
     def make(self, desc, dtypes, shapes, outs, strides, conj):
-        launch = _launcher(self.exprs(desc.op.row, dtypes[0]), dtypes, shapes, strides, outs)
+        launch = _launcher(self.kernels(desc, dtypes), dtypes, shapes, strides, outs)
         cj = _conj_mask(dtypes, conj)
 
         def run(inputs, out):
@@ -159,17 +156,29 @@ class _Unary(_Handler):
         return run
 
 
+class _Unary(_Mapped):
+    """ScalarUnary, AnalyticUnary, ComplexRealUnary: out = op(x)."""
+
+    def accepts(self, desc, dtypes):
+        return dtypes[0].kind in desc.op.row.kinds
+
+    def kernels(self, desc, dtypes):
+        return ek.unary(desc.op.row, dtypes[0])
+
+
 class _ComplexReal(_Unary):
     def accepts(self, desc, dtypes):
         return dtypes[0].kind == "c" and desc.op in (UnaryOp.ABS, UnaryOp.REAL, UnaryOp.IMAG)
 
 
-class _Binary(_Unary):
+class _Binary(_Mapped):
     """ScalarBinary, AnalyticBinary, MetadataBinary: out = op(a, b) (broadcasting)."""
-    exprs = staticmethod(ek.binary)
 
     def accepts(self, desc, dtypes):
         return all(dt.kind in desc.op.row.kinds for dt in dtypes)
+
+    def kernels(self, desc, dtypes):
+        return ek.binary(desc.op.row, dtypes[0])
 
 
 class _MetadataBinary(_Binary):
@@ -179,7 +188,7 @@ class _MetadataBinary(_Binary):
         return desc.op in ek.METADATA_OPS and all(dt.kind in "biu" for dt in dtypes)
 
 
-class _Where(_Handler):
+class _Where(_Mapped):
     """ScalarWhere, MetadataWhere, MaskWhere: out = cond ? a : b."""
 
     def __init__(self, kinds: str):
@@ -188,43 +197,28 @@ class _Where(_Handler):
     def accepts(self, desc, dtypes):
         return dtypes[0] == np.bool_ and all(dt.kind in self.kinds for dt in dtypes[1:])
 
-    def make(self, desc, dtypes, shapes, outs, strides, conj):
-        launch = _launcher(ek.where(dtypes[1]), dtypes, shapes, strides, outs)
-        cj = _conj_mask(dtypes, conj)
-
-        def run(inputs, out):
-            launch(inputs, out, cj)
-        return run
+    def kernels(self, desc, dtypes):
+        return ek.where(dtypes[1])
 
 
-class _Cast(_Handler):
+class _Cast(_Mapped):
     """PointwiseCast: out = x.astype(dtype), conjugation folded in."""
 
     def accepts(self, desc, dtypes):
         return desc.dtype in CTYPE
 
-    def make(self, desc, dtypes, shapes, outs, strides, conj):
-        launch = _launcher(ek.cast(dtypes[0], desc.dtype), dtypes, shapes, strides, outs)
-        cj = _conj_mask(dtypes, conj)
-
-        def run(inputs, out):
-            launch(inputs, out, cj)
-        return run
+    def kernels(self, desc, dtypes):
+        return ek.cast(dtypes[0], desc.dtype)
 
 
-class _ComplexScale(_Handler):
+class _ComplexScale(_Mapped):
     """out = a * s, a complex, s real of the same precision."""
 
     def accepts(self, desc, dtypes):
         return dtypes[0].kind == "c" and tuple(dtypes[1:]) == (real_dtype(dtypes[0]),)
 
-    def make(self, desc, dtypes, shapes, outs, strides, conj):
-        launch = _launcher(ek.complex_scale(dtypes[0]), dtypes, shapes, strides, outs)
-        cj = _conj_mask(dtypes, conj)
-
-        def run(inputs, out):
-            launch(inputs, out, cj)
-        return run
+    def kernels(self, desc, dtypes):
+        return ek.complex_scale(dtypes[0])
 
 
 class _Generate(_Handler):
