@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import numpy as np
 
 from . import _dtypes
 from ._tensor import Tensor
