@@ -403,6 +403,15 @@ class Fft:
     inverse: bool = False
     norm: str = "backward"
 
+    @property
+    def function_name(self) -> str:
+        """The N-d transform of NumPy's and CuPy's fft modules that computes this one."""
+        if self.kind is FftKind.R2C:
+            return "rfftn"
+        if self.kind is FftKind.C2R:
+            return "irfftn"
+        return "ifftn" if self.inverse else "fftn"
+
 
 FAMILY_OF.update({Factorize: "linalg", Fft: "fft"})
 FAMILIES = FAMILIES + ("linalg", "fft")

@@ -237,6 +237,17 @@ class _Generate(_Handler):
         return run
 
 
+def _plain_or_scaled(plain: _Launcher, scaled, cj: int, dt):
+    """run(inputs, out, alpha=1, beta=0): the plain kernel for alpha == 1, beta == 0,
+    else the (lazily compiled) scaled one computing alpha * r + beta * out."""
+    def run(inputs, out, alpha=1, beta=0):
+        if alpha == 1 and beta == 0:
+            plain(inputs, out, cj)
+        else:
+            scaled()(inputs, out, cj, _as_scalar(alpha, dt), _as_scalar(beta, dt))
+    return run
+
+
 class _MakeContiguous(_Handler):
     """out = alpha * x + beta * out, a copy when alpha == 1 and beta == 0."""
 
@@ -246,12 +257,7 @@ class _MakeContiguous(_Handler):
         scaled = _lazy(lambda: _launcher(ek.scaled_copy(dt), dtypes, shapes, strides, outs))
         cj = _conj_mask(dtypes, conj)
 
-        def run(inputs, out, alpha=1, beta=0):
-            if alpha == 1 and beta == 0:
-                copy(inputs, out, cj)
-            else:
-                scaled()(inputs, out, cj, _as_scalar(alpha, dt), _as_scalar(beta, dt))
-        return run
+        return _plain_or_scaled(copy, scaled, cj, dt)
 
 
 class _ElementwiseBinary(_Handler):
@@ -278,12 +284,7 @@ class _ElementwiseBinary(_Handler):
                     scaled()(inputs, out, cj, one, one)
             return run
 
-        def run(inputs, out, alpha=1, beta=0):
-            if alpha == 1 and beta == 0:
-                plain(inputs, out, cj)
-            else:
-                scaled()(inputs, out, cj, _as_scalar(alpha, dt), _as_scalar(beta, dt))
-        return run
+        return _plain_or_scaled(plain, scaled, cj, dt)
 
 
 HANDLERS = {

@@ -13,20 +13,12 @@ from ...prims import descriptors as d
 from .linalg import Copier
 
 
-def _transform(desc):
-    if desc.kind is d.FftKind.R2C:
-        return cupy.fft.rfftn
-    if desc.kind is d.FftKind.C2R:
-        return cupy.fft.irfftn
-    return cupy.fft.ifftn if desc.inverse else cupy.fft.fftn
-
-
 class _Fft:
     def supports(self, desc, dtypes) -> bool:
         return dtypes is None or all(np.dtype(t).kind in "fc" for t in dtypes)
 
     def make(self, desc, dtypes, shapes, outs, strides, conj):
-        fn = _transform(desc)
+        fn = getattr(cupy.fft, desc.function_name)
         resolve = Copier(shapes[0], dtypes[0]) if conj[0] and dtypes[0].kind == "c" else None
         copy_out = Copier(*outs[0])
         s, axes, norm = tuple(desc.sizes), tuple(desc.axes), desc.norm

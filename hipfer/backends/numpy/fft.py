@@ -7,17 +7,9 @@ from ...prims import descriptors as d
 from ._common import Handler, conj_loader
 
 
-def _transform(desc):
-    if desc.kind is d.FftKind.R2C:
-        return np.fft.rfftn
-    if desc.kind is d.FftKind.C2R:
-        return np.fft.irfftn
-    return np.fft.ifftn if desc.inverse else np.fft.fftn
-
-
 def _make(desc, dtypes, shapes, outs, strides, conj):
     load = conj_loader(dtypes, conj)
-    fn = _transform(desc)
+    fn = getattr(np.fft, desc.function_name)
 
     def run(inputs, out):
         if out.size == 0:
