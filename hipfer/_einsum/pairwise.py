@@ -1,0 +1,170 @@
+"""Pairwise steps of a contraction, planned once and replayed on Tensors.
+
+Each step of a path becomes a small plan that only permutes, views and calls prims:
+
+* an input operand is first *viewed* with one axis per distinct label: a repeated label
+  takes the diagonal (its strides add up) and a size-1 axis broadcast against a larger
+  size gets stride 0 -- no copy;
+* labels that one operand holds alone (not in the other, not needed later) are summed
+  first (SemiringCore.ReduceAdd; max/min under a tropical semiring);
+* two operands that share no summed label are multiplied elementwise on broadcast views
+  (batch and outer products: ElementwiseBinary Mul, or Add under MaxPlus/MinPlus);
+* otherwise transpose-transpose-GEMM: each operand is viewed as (batch, rows, k) through
+  a permutation and a reshape (a copy only when its axis groups cannot merge), one
+  BatchedGemm runs over the semiring, and the (batch, m, n) result is viewed back. A
+  conjugated operand keeps its flag, which the GEMM folds into its op (no extra pass).
+
+Plans see labels and layouts only (the order of each operand's axes by stride), so a
+plan built for one call replays on any tensors with the same shapes, dtypes and layout.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from .. import _ops
+from .._tensor import Tensor
+from ..prims import descriptors as d
+from ..prims.semiring import Semiring
+from .parse import Labels
+
+
+def layout_order(labels: Labels, strides: Sequence[int]) -> Labels:
+    """labels from the outermost axis in memory to the innermost (by |stride|, stable)."""
+    ranked = sorted(range(len(labels)), key=lambda i: -abs(strides[i]))
+    return tuple(labels[i] for i in ranked)
+
+
+# ------------------------------------------------------------------ input views
+@dataclass(frozen=True)
+class InputView:
+    """One axis per distinct label: repeated labels -> diagonal, size-1 -> broadcast."""
+    labels: Labels                 # the operand's labels (may repeat)
+    unique: Labels                 # distinct labels, first appearance order
+    shape: Tuple[int, ...]         # global size of each distinct label
+
+    @staticmethod
+    def make(labels: Labels, size_of: Dict[int, int]) -> Optional["InputView"]:
+        unique = tuple(dict.fromkeys(labels))
+        return InputView(labels, unique, tuple(size_of[x] for x in unique))
+
+    def needed(self, t: Tensor) -> bool:
+        return self.unique != self.labels or tuple(t.shape) != self.shape
+
+    def apply(self, t: Tensor) -> Tensor:
+        from .._manipulation import _view
+        strides = dict.fromkeys(self.unique, 0)
+        for x, n, s in zip(self.labels, t.shape, t.strides):
+            if n != 1:  # a size-1 axis contributes nothing: broadcast (stride 0)
+                strides[x] += s
+        if 0 in self.shape:  # an empty view: any strides will do
+            strides = dict.fromkeys(self.unique, 0)
+        return _view(t, self.shape, tuple(strides[x] for x in self.unique))
+
+
+# --------------------------------------------------------------------- reduction
+@dataclass(frozen=True)
+class Reduce:
+    """Sum (or the tropical max/min) over labels of an operand: modes_a -> modes_c."""
+    modes_a: Labels
+    modes_c: Labels
+    semiring: Semiring
+    out_shape: Tuple[int, ...]
+    empty: bool                    # a reduced label has size 0: the result is the zero
+
+    def apply(self, t: Tensor) -> Tensor:
+        sr = self.semiring
+        if self.empty:
+            from .._creation import full
+            return full(self.out_shape, sr.zero_for(t.dtype), dtype=t.dtype, device=t.device)
+        if sr is Semiring.STANDARD:
+            return Tensor(_ops.run(d.ReduceAdd(self.modes_a, self.modes_c), [t]))
+        from .._statistical import max as max_, min as min_
+        from .._manipulation import permute_dims
+        axes = tuple(i for i, x in enumerate(self.modes_a) if x not in self.modes_c)
+        r = (max_ if sr.add == "max" else min_)(t, axis=axes)
+        kept = tuple(x for x in self.modes_a if x in self.modes_c)
+        return r if kept == self.modes_c else permute_dims(r, [kept.index(x) for x in self.modes_c])
+
+
+def plan_reduce(labels: Labels, order: Labels, keep, size_of, semiring) -> Optional[Reduce]:
+    """Reduce the labels not in keep; the result's labels follow the memory order."""
+    if all(x in keep for x in labels):
+        return None
+    modes_c = tuple(x for x in order if x in keep)
+    empty = any(size_of[x] == 0 for x in labels if x not in keep)
+    return Reduce(tuple(labels), modes_c, semiring, tuple(size_of[x] for x in modes_c), empty)
+
+
+# ------------------------------------------------------------------ pairwise steps
+@dataclass(frozen=True)
+class Product:
+    """Elementwise (semiring) product of two operands broadcast to the result's labels."""
+    labels_a: Labels
+    labels_b: Labels
+    result: Labels
+    shape: Tuple[int, ...]
+    semiring: Semiring
+
+    def apply(self, a: Tensor, b: Tensor) -> Tensor:
+        from .._elementwise import add, multiply
+        va, vb = _spread(a, self.labels_a, self.result), _spread(b, self.labels_b, self.result)
+        op = add if self.semiring.mul == "add" else multiply
+        return op(va, vb)
+
+
+def _spread(t: Tensor, labels: Labels, result: Labels) -> Tensor:
+    """t viewed with the result's axes: a missing label is a size-1 axis (broadcast)."""
+    from .._manipulation import _view
+    pos = {x: i for i, x in enumerate(labels)}
+    st = t.strides
+    shape = tuple(t.shape[pos[x]] if x in pos else 1 for x in result)
+    strides = tuple(st[pos[x]] if x in pos else 0 for x in result)
+    return _view(t, shape, strides)
+
+
+@dataclass(frozen=True)
+class Gemm:
+    """Transpose-transpose-GEMM: a -> (batch, m, k), b -> (batch, k, n), one BatchedGemm."""
+    perm_a: Tuple[int, ...]
+    perm_b: Tuple[int, ...]
+    shape_a: Tuple[int, int, int]
+    shape_b: Tuple[int, int, int]
+    out_shape: Tuple[int, ...]     # batch sizes + free-a sizes + free-b sizes
+    semiring: Semiring
+
+    def apply(self, a: Tensor, b: Tensor) -> Tensor:
+        from .._manipulation import permute_dims, reshape
+        a3 = reshape(permute_dims(a, self.perm_a), self.shape_a)
+        b3 = reshape(permute_dims(b, self.perm_b), self.shape_b)
+        out = Tensor(_ops.run(d.BatchedGemm(self.semiring), [a3, b3]))
+        return reshape(out, self.out_shape)
+
+
+def plan_pair(la: Labels, oa: Labels, lb: Labels, ob: Labels, keep, size_of, semiring):
+    """Plan contracting a (labels la, memory order oa) with b. Labels are distinct within
+    each operand, and each label of one operand alone is in keep (already reduced).
+    Returns (plan, result labels, result memory order)."""
+    sa, sb = set(la), set(lb)
+    batch = [x for x in la if x in sb and x in keep]
+    summed = [x for x in la if x in sb and x not in keep]
+    if not summed:  # batch / outer product: elementwise on broadcast views
+        result = tuple(x for x in oa if x in sb) + tuple(x for x in oa if x not in sb) \
+            + tuple(x for x in ob if x not in sa)
+        shape = tuple(size_of[x] for x in result)
+        return Product(la, lb, result, shape, semiring), result, result
+    # group orders: free labels in each operand's memory order; the shared groups in the
+    # memory order of the larger operand, so that it is the one read in place
+    big = oa if prod(size_of[x] for x in la) >= prod(size_of[x] for x in lb) else ob
+    batch = tuple(x for x in big if x in batch)
+    summed = tuple(x for x in big if x in summed)
+    free_a = tuple(x for x in oa if x not in sb)
+    free_b = tuple(x for x in ob if x not in sa)
+    nb, m, k, n = (prod(size_of[x] for x in g) for g in (batch, free_a, summed, free_b))
+    perm_a = tuple(la.index(x) for x in batch + free_a + summed)
+    perm_b = tuple(lb.index(x) for x in batch + summed + free_b)
+    result = batch + free_a + free_b
+    plan = Gemm(perm_a, perm_b, (nb, m, k), (nb, k, n),
+                tuple(size_of[x] for x in result), semiring)
+    return plan, result, result
