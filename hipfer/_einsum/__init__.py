@@ -156,6 +156,8 @@ def einsum(*args, optimize="auto", semiring=Semiring.STANDARD, memory_limit=None
     (sum replaced by max/min, product by + or x). The result may be a view of an operand
     when nothing is summed (as in NumPy).
     """
+    if not args:
+        raise TypeError("einsum() needs subscripts and at least one operand")
     raw = _operands(args)
     if not raw:
         raise ValueError("einsum: at least one operand is needed")

@@ -188,6 +188,11 @@ def parse(lists, out_list, shapes: Sequence[Tuple[int, ...]]) -> Spec:
     sizes: Dict[int, int] = {}
     owner: Dict[int, int] = {}
     for k, (t, shape) in enumerate(zip(inputs, shapes)):
+        for x in set(t):  # a repeated label takes a diagonal: its axes must agree
+            ns = {n for y, n in zip(t, shape) if y == x}
+            if len(ns) > 1:
+                raise ValueError(f"einsum: label {names[x]!r} is repeated in operand {k} "
+                                 f"with different sizes {sorted(ns)}")
         for x, n in zip(t, shape):
             if x not in sizes or (sizes[x] == 1 and n != 1):
                 sizes[x], owner[x] = n, k
@@ -195,11 +200,6 @@ def parse(lists, out_list, shapes: Sequence[Tuple[int, ...]]) -> Spec:
                 what = "broadcast axis" if x < 0 else f"label {names[x]!r}"
                 raise ValueError(f"einsum: {what} has size {sizes[x]} in operand {owner[x]} "
                                  f"but {n} in operand {k}")
-        for x in set(t):  # a repeated label takes a diagonal: its axes must agree
-            ns = {n for y, n in zip(t, shape) if y == x}
-            if len(ns) > 1:
-                raise ValueError(f"einsum: label {names[x]!r} is repeated in operand {k} "
-                                 f"with different sizes {sorted(ns)}")
     return Spec(tuple(inputs), output, tuple(sorted(sizes.items())))
 
 

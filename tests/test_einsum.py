@@ -1,0 +1,341 @@
+"""hipfer.einsum against numpy.einsum (float64 / complex128 references) on each backend:
+random networks of 1-12 operands with conjugated and non-contiguous operands, NumPy's
+whole notation, tropical semirings against a brute-force NumPy loop, paths against
+opt_einsum, and bad input."""
+import random
+
+import numpy as np
+import pytest
+
+import hipfer as hf
+from hipfer import _einsum
+from hipfer._einsum import parse as P, path as Pa
+
+from test_tensor import host, rand
+
+LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def random_network(r: random.Random, n: int, max_labels=8, max_size=4, max_rank=4,
+                   repeats=True, zero_sizes=True):
+    nl = r.randint(1, max_labels)
+    labs = LETTERS[:nl]
+    sizes = {c: (0 if zero_sizes and r.random() < 0.03 else r.randint(1, max_size)) for c in labs}
+    terms = []
+    for _ in range(n):
+        k = r.randint(0, max_rank)
+        t = "".join(r.choice(labs) for _ in range(k)) if repeats else "".join(r.sample(labs, min(k, nl)))
+        terms.append(t)
+    used = sorted(set("".join(terms)))
+    out = "".join(r.sample(used, r.randint(0, len(used))))
+    return ",".join(terms) + "->" + out, [tuple(sizes[c] for c in t) for t in terms]
+
+
+def tol(dtype):
+    return dict(rtol=2e-4, atol=2e-4) if np.dtype(dtype) in (np.float32, np.complex64) \
+        else dict(rtol=1e-10, atol=1e-10)
+
+
+def noncontiguous(be, a):
+    """a as a strided view (every other element of a larger array, axes reversed)."""
+    big = np.zeros(tuple(2 * n for n in a.shape[::-1]) or (), a.dtype)
+    sl = tuple(slice(None, None, 2) for _ in a.shape)
+    big[sl] = a.transpose()
+    t = hf.asarray(big)[sl] if a.ndim else hf.asarray(big)
+    return hf.permute_dims(t, tuple(range(a.ndim))[::-1]) if a.ndim else t
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_networks(be, seed):
+    """2-6 operands, repeated labels, size-0 and size-1 labels, some conjugated (flag)
+    and some non-contiguous operands, every optimize mode."""
+    r, rng = random.Random(seed), np.random.default_rng(seed)
+    for _ in range(25):
+        n = r.randint(1, 6)
+        sub, shapes = random_network(r, n)
+        dtype = r.choice([np.float64, np.complex128])
+        arrs = [rand(rng, s, dtype) for s in shapes]
+        ts, ref = [], []
+        for a in arrs:
+            t = hf.asarray(a) if r.random() < 0.6 else noncontiguous(be, a)
+            if dtype is np.complex128 and r.random() < 0.5:
+                t, a = hf.conj(hf.asarray(np.conj(a))), a  # conj flag over conjugated data
+            ts.append(t)
+            ref.append(a)
+        opt = r.choice(["auto", "greedy", "optimal", False, True])
+        got = hf.einsum(sub, *ts, optimize=opt)
+        want = np.einsum(sub, *ref)
+        assert got.shape == want.shape and got.dtype == want.dtype, sub
+        np.testing.assert_allclose(host(got), want, **tol(dtype), err_msg=f"{sub} {shapes} {opt}")
+
+
+@pytest.mark.parametrize("n", [7, 9, 12])
+def test_large_networks(be, n):
+    """Up to 12 operands (chain- and ring-like, no size-0 labels)."""
+    r, rng = random.Random(n), np.random.default_rng(n)
+    for _ in range(3):
+        sub, shapes = random_network(r, n, max_labels=n + 2, max_size=3, max_rank=3,
+                                     zero_sizes=False)
+        arrs = [rand(rng, s, np.complex128) for s in shapes]
+        got = hf.einsum(sub, *[hf.asarray(a) for a in arrs])
+        np.testing.assert_allclose(host(got), np.einsum(sub, *arrs, optimize=True), rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128,
+                                   np.int32, np.int64, np.uint8, np.bool_])
+@pytest.mark.parametrize("sub,shapes", [
+    ("ij,jk->ik", [(5, 6), (6, 7)]),
+    ("bij,bjk->bik", [(3, 4, 5), (3, 5, 2)]),
+    ("ijk,jkl->li", [(2, 3, 4), (3, 4, 5)]),
+    ("i,i->", [(7,), (7,)]),
+    ("i,j->ij", [(3,), (4,)]),
+    ("ij,ij->ij", [(3, 4), (3, 4)]),
+    ("ii->i", [(4, 4)]),
+    ("ii", [(4, 4)]),
+    ("ij->", [(3, 4)]),
+    ("iij,jk", [(3, 3, 4), (4, 2)]),
+])
+def test_dtypes(be, rng, dtype, sub, shapes):
+    arrs = [rand(rng, s, dtype) for s in shapes]
+    got = hf.einsum(sub, *[hf.asarray(a) for a in arrs])
+    want = np.einsum(sub, *arrs)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if np.dtype(dtype).kind in "biu":
+        np.testing.assert_array_equal(host(got), want)
+    else:
+        np.testing.assert_allclose(host(got), want, **tol(dtype))
+
+
+def test_mixed_dtypes_promote(be, rng):
+    a, b = rand(rng, (3, 4), np.int16), rand(rng, (4, 2), np.float32)
+    got = hf.einsum("ij,jk", hf.asarray(a), hf.asarray(b))
+    assert got.dtype == hf.float32
+    np.testing.assert_allclose(host(got), np.einsum("ij,jk", a, b), rtol=1e-5)
+
+
+@pytest.mark.parametrize("sub,shapes", [
+    ("...ij,...jk->...ik", [(2, 1, 3, 4), (5, 4, 2)]),      # broadcast batch
+    ("...ij,...jk", [(2, 3, 4), (4, 2)]),                   # implicit, ... first
+    ("i...->...", [(3, 2, 2)]),
+    ("...", [(2, 3)]),
+    ("i...i", [(3, 2, 3)]),
+    ("ij...,j...->i...", [(2, 3, 4), (3, 4)]),
+    ("i,i->i", [(3,), (1,)]),                               # size-1 label broadcasts
+    ("ij,j->i", [(3, 4), (1,)]),
+    (",ij->ij", [(), (2, 3)]),                              # 0-d operands
+    (",", [(), ()]),
+    ("", [()]),
+    ("Ba,ab", [(2, 3), (3, 4)]),                            # implicit: ASCII order
+    ("ab,ab", [(0, 3), (0, 3)]),                            # empty
+    ("ij,jk", [(2, 0), (0, 3)]),                            # k = 0: zeros
+    ("iji->j", [(3, 4, 3)]),
+])
+def test_notation(be, rng, sub, shapes):
+    arrs = [rand(rng, s, np.float64) for s in shapes]
+    got = hf.einsum(sub, *[hf.asarray(a) for a in arrs])
+    want = np.einsum(sub, *arrs)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(host(got), want, rtol=1e-12, atol=1e-12)
+
+
+def test_interleaved(be, rng):
+    a, b, c = rand(rng, (2, 3), np.float64), rand(rng, (3, 4), np.float64), rand(rng, (4, 2), np.float64)
+    A, B, C = (hf.asarray(x) for x in (a, b, c))
+    np.testing.assert_allclose(host(hf.einsum(A, [0, 1], B, [1, 2], [0, 2])), a @ b)
+    np.testing.assert_allclose(host(hf.einsum(A, [0, 1], B, [1, 2], C, [2, 0], [])),
+                               np.einsum(a, [0, 1], b, [1, 2], c, [2, 0], []))
+    np.testing.assert_allclose(host(hf.einsum(A, [Ellipsis, 1], B, [1, 2])), a @ b)
+    # more labels than letters: a chain of 60 2x2 matrices
+    mats = [rand(rng, (2, 2), np.float64) for _ in range(60)]
+    args = []
+    for k, m in enumerate(mats):
+        args += [hf.asarray(m), [k, k + 1]]
+    want = np.linalg.multi_dot(mats)
+    np.testing.assert_allclose(host(hf.einsum(*args, [0, 60])), want, rtol=1e-9)
+
+
+def test_view_when_nothing_is_summed(be, rng):
+    a = rand(rng, (3, 4), np.float64)
+    t = hf.asarray(a)
+    v = hf.einsum("ij->ji", t)
+    assert be.xp.shares_memory(v._data, t._data)
+    np.testing.assert_array_equal(host(v), a.T)
+
+
+def test_conjugated_operands(be, rng):
+    """conj(a) is the O(1) flag; the GEMM reads it (op C) whatever a's layout."""
+    a, b, c = (rand(rng, s, np.complex128) for s in [(6, 5), (5, 4), (6, 3)])
+    A = hf.asarray(a)
+    np.testing.assert_allclose(host(hf.einsum("ij,jk->ik", hf.conj(A), hf.asarray(b))),
+                               np.conj(a) @ b, rtol=1e-12)
+    np.testing.assert_allclose(host(hf.einsum("ij,ik->jk", hf.conj(A), hf.asarray(c))),
+                               np.conj(a).T @ c, rtol=1e-12)
+    np.testing.assert_allclose(host(hf.einsum("ij,ij->", hf.conj(A), hf.conj(A))),
+                               np.sum(np.conj(a) ** 2), rtol=1e-12)
+
+
+def test_plans_are_cached(be, rng, monkeypatch):
+    a, b = rand(rng, (3, 4), np.float64), rand(rng, (4, 5), np.float64)
+    A, B = hf.asarray(a), hf.asarray(b)
+    hf.einsum("ij,jk->ik", A, B)
+    calls = []
+    orig = _einsum._plan
+    monkeypatch.setattr(_einsum, "_plan", lambda *x: calls.append(1) or orig(*x))
+    monkeypatch.setattr(Pa, "find_path", lambda *x: pytest.fail("planned twice"))
+    for _ in range(3):
+        hf.einsum("ij,jk->ik", hf.asarray(rand(rng, (3, 4), np.float64)), B)
+    assert calls == []
+
+
+# --------------------------------------------------------------------- semirings
+def brute_semiring(sub, arrs, sr):
+    """The tropical einsum by brute force: broadcast every operand to all labels,
+    combine with the semiring's product, reduce with its sum."""
+    lhs, out = sub.split("->")
+    terms = lhs.split(",")
+    labs = sorted(set("".join(terms)))
+    sizes = {c: n for t, a in zip(terms, arrs) for c, n in zip(t, a.shape)}
+    total = None
+    for t, a in zip(terms, arrs):
+        u = "".join(dict.fromkeys(t))
+        v = np.einsum(f"{t}->{u}", a)  # diagonals only: exact
+        v = np.einsum(f"{u}->{''.join(c for c in labs if c in u)}", v)
+        v = v.reshape([sizes[c] if c in u else 1 for c in labs])
+        total = v if total is None else (total + v if sr != "max_mul" else total * v)
+    total = np.broadcast_to(total, [sizes[c] for c in labs])
+    red = tuple(i for i, c in enumerate(labs) if c not in out)
+    if red:
+        total = (np.min if sr == "min_plus" else np.max)(total, axis=red)
+    kept = [c for c in labs if c in out]
+    return np.transpose(total, [kept.index(c) for c in out])
+
+
+@pytest.mark.parametrize("sr", ["max_plus", "min_plus", "max_mul"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.uint8])
+def test_tropical_against_brute_force(be, sr, dtype):
+    r = random.Random(hash((sr, np.dtype(dtype).name)) & 0xFFFF)
+    rng = np.random.default_rng(r.randint(0, 1 << 30))
+    for _ in range(20):
+        sub, shapes = random_network(r, r.randint(1, 4), max_labels=5, zero_sizes=False)
+        arrs = [rand(rng, s, dtype) for s in shapes]
+        if sr == "max_mul" or np.dtype(dtype).kind == "u":
+            # small integers: products and sums must not wrap (wrapping breaks the
+            # distributive law that lets einsum reduce before it multiplies)
+            arrs = [np.abs(a) % 4 if np.dtype(dtype).kind in "iu" else np.abs(a) for a in arrs]
+        got = hf.einsum(sub, *[hf.asarray(a) for a in arrs], semiring=sr)
+        want = brute_semiring(sub, arrs, sr).astype(dtype)
+        assert got.shape == want.shape and got.dtype == np.dtype(dtype), sub
+        np.testing.assert_allclose(host(got), want, rtol=1e-5, atol=1e-5, err_msg=f"{sub} {sr}")
+
+
+def test_tropical_empty_sum_is_the_zero(be):
+    a = hf.asarray(np.ones((2, 0)))
+    b = hf.asarray(np.ones((0, 3)))
+    np.testing.assert_array_equal(host(hf.einsum("ij,jk", a, b, semiring="max_plus")),
+                                  np.full((2, 3), -np.inf))
+    np.testing.assert_array_equal(host(hf.einsum("ij->i", a, semiring="min_plus")),
+                                  np.full((2,), np.inf))
+
+
+# --------------------------------------------------------------------------- paths
+def _cost(sub, shapes, path):
+    return sum(s.flops for s in Pa.steps_of(P.parse(*P._split(sub, len(shapes)), shapes), path))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_auto_path_never_costlier_than_opt_einsum(seed):
+    oe = pytest.importorskip("opt_einsum")
+    r = random.Random(seed)
+    for _ in range(40):
+        n = r.randint(2, 12)
+        sub, shapes = random_network(r, n, max_labels=2 * n + 2, max_size=8, repeats=False,
+                                     zero_sizes=False)
+        path, _ = hf.einsum_path(sub, *[np.empty(s) for s in shapes], optimize="auto")
+        _, mine = oe.contract_path(sub, *shapes, shapes=True, optimize=path[1:])
+        _, ref = oe.contract_path(sub, *shapes, shapes=True, optimize="auto")
+        assert mine.opt_cost <= ref.opt_cost, (sub, shapes)
+        assert _cost(sub, shapes, path[1:]) == mine.opt_cost  # the same cost model
+
+
+def test_optimal_beats_greedy_and_naive():
+    shapes = [(10, 1000), (1000, 10), (10, 1000), (1000, 10)]
+    sub = "ab,bc,cd,de->ae"
+    costs = {o: _cost(sub, shapes, hf.einsum_path(sub, *[np.empty(s) for s in shapes],
+                                                   optimize=o)[0][1:])
+             for o in ("optimal", "greedy", False)}
+    assert costs["optimal"] <= costs["greedy"] <= costs[False]
+
+
+def test_memory_limit():
+    shapes = [(8, 8), (8, 8), (8, 8)]
+    sub = "ab,cd,bd->ac"
+    for opt in ("greedy", "optimal"):
+        path, _ = hf.einsum_path(sub, *[np.empty(s) for s in shapes], optimize=(opt, 100))
+        steps = Pa.steps_of(P.parse(*P._split(sub, 3), shapes), path[1:])
+        assert all(np.prod([8] * len(s.result)) <= 100 for s in steps[:-1]), path
+
+
+def test_einsum_path_report_and_explicit_path(be, rng):
+    arrs = [rand(rng, s, np.float64) for s in [(3, 4), (4, 5), (5, 6)]]
+    path, report = hf.einsum_path("ij,jk,kl->il", *arrs, optimize="optimal")
+    assert path[0] == "einsum_path" and len(path) == 3
+    for word in ("Complete contraction:  ij,jk,kl->il", "Optimized FLOP count", "remaining"):
+        assert word in report
+    ts = [hf.asarray(a) for a in arrs]
+    want = np.einsum("ij,jk,kl->il", *arrs)
+    for p in (path, path[1:], [(0, 1, 2)], [(2, 1), (0, 1)], ["einsum_path", (0,), (0, 1), (0, 1)]):
+        np.testing.assert_allclose(host(hf.einsum("ij,jk,kl->il", *ts, optimize=p)), want, rtol=1e-12)
+
+
+# ------------------------------------------------------------------------ bad input
+@pytest.mark.parametrize("args,err,match", [
+    (("ij,jk", (2, 3), (2, 3)), ValueError, "label 'j' has size 3 in operand 0 but 2 in operand 1"),
+    (("ij,jk->ik", (2, 3)), ValueError, "name 2 operand"),
+    (("ij->ii", (2, 3)), ValueError, "'i' appears more than once"),
+    (("ij->k", (2, 3)), ValueError, "'k' is not in any operand"),
+    (("i.j", (2, 3)), ValueError, "'.' that is not part of '...'"),
+    (("i1", (2, 3)), ValueError, "character '1'"),
+    (("ij->i->j", (2, 3)), ValueError, "more than one '->'"),
+    (("ijk", (2, 3)), ValueError, "2 axes .* 3 labels"),
+    (("...i->i", (2, 3)), ValueError, "no '...'"),
+    (("ii", (2, 3)), ValueError, "repeated in operand 0 with different sizes"),
+    (("i...j...", (2, 3)), ValueError, "more than one '...'"),
+])
+def test_bad_subscripts(be, args, err, match):
+    sub, *shapes = args
+    with pytest.raises(err, match=match):
+        hf.einsum(sub, *[hf.asarray(np.ones(s)) for s in shapes])
+
+
+def test_bad_operands_and_options(be):
+    a = hf.asarray(np.ones((2, 2)))
+    with pytest.raises(TypeError, match="operand 1 is a ndarray"):
+        hf.einsum("ij,jk", a, np.ones((2, 2)))
+    with pytest.raises(TypeError):
+        hf.einsum()
+    with pytest.raises(ValueError, match="at least one operand"):
+        hf.einsum("ij")
+    with pytest.raises(TypeError, match="max_plus semiring takes real"):
+        hf.einsum("ij,jk", hf.asarray(np.ones((2, 2), complex)), a, semiring="max_plus")
+    with pytest.raises(TypeError, match="max_plus semiring takes real"):
+        hf.einsum("ij,jk", hf.asarray(np.ones((2, 2), bool)), hf.asarray(np.ones((2, 2), bool)),
+                  semiring="max_plus")
+    with pytest.raises(ValueError, match="unknown semiring"):
+        hf.einsum("ij", a, semiring="tropical")
+    with pytest.raises(ValueError, match="optimize must be"):
+        hf.einsum("ij,jk", a, a, optimize="fastest")
+    with pytest.raises(ValueError, match="path step"):
+        hf.einsum("ij,jk", a, a, optimize=[(0, 5)])
+    with pytest.raises(ValueError, match="leaves 2 operands"):
+        hf.einsum("ij,jk,kl", a, a, a, optimize=[(0, 1)])
+    with pytest.raises(ValueError, match="negative label"):
+        hf.einsum(a, [0, -1])
+    with pytest.raises(TypeError, match="label 'x'"):
+        hf.einsum(a, [0, "x"])
+
+
+def test_mixed_devices(be):
+    if be.name != "cupy":
+        pytest.skip("needs the GPU and the CPU")
+    with pytest.raises(ValueError, match="different devices"):
+        hf.einsum("ij,jk", hf.asarray(np.ones((2, 2))), hf.asarray(np.ones((2, 2)), device="cpu"))
