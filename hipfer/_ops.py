@@ -28,11 +28,13 @@ def device_of(tensors) -> Device:
     return dev
 
 
-def run_arrays(be, desc, datas: Sequence, conj: Optional[tuple] = None, out=None, **params):
-    """Plan and execute on backend arrays; returns the output array (or tuple)."""
+def run_arrays(be, desc, datas: Sequence, conj: Optional[tuple] = None, out=None,
+               out_shape: Optional[tuple] = None, **params):
+    """Plan and execute on backend arrays; returns the output array (or tuple).
+    out_shape: the output shape, for descriptors whose plan takes it (AntiTrace)."""
     strides = tuple(a.strides for a in datas) if be.wants_strides else None
-    p = be.plan(desc, tuple(a.dtype for a in datas), tuple(a.shape for a in datas),
-                strides=strides, conj=conj)
+    shapes = tuple(a.shape for a in datas) + ((tuple(out_shape),) if out_shape is not None else ())
+    p = be.plan(desc, tuple(a.dtype for a in datas), shapes, strides=strides, conj=conj)
     if out is None:
         if len(p.outs) == 1:
             out = be.empty(*p.outs[0])
@@ -42,13 +44,14 @@ def run_arrays(be, desc, datas: Sequence, conj: Optional[tuple] = None, out=None
     return out
 
 
-def run(desc, tensors: Sequence, out=None, device: Optional[Device] = None, **params):
+def run(desc, tensors: Sequence, out=None, device: Optional[Device] = None,
+        out_shape: Optional[tuple] = None, **params):
     """Run desc on hipfer Tensors; returns the raw output array(s) (wrap with Tensor)."""
     dev = device if device is not None else device_of(tensors)
     be = get_backend(dev)
     conj = tuple(t._conj for t in tensors)
     return run_arrays(be, desc, [t._data for t in tensors],
-                      conj if any(conj) else None, out, **params)
+                      conj if any(conj) else None, out, out_shape, **params)
 
 
 def generate(desc, shape, dtype, device: Device, out=None, **params):

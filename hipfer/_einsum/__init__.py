@@ -20,7 +20,7 @@ from . import parse as _parse
 from . import path as _path
 from .pairwise import InputView, layout_order, plan_pair, plan_reduce
 
-__all__ = ["einsum", "einsum_path"]
+__all__ = ["einsum", "einsum_path", "einsum_vjp", "einsum_vjp_subscripts"]
 
 _CACHE_SIZE = 512
 
@@ -166,9 +166,14 @@ def einsum(*args, optimize="auto", semiring=Semiring.STANDARD, memory_limit=None
             raise TypeError(f"einsum: operand {k} is a {type(t).__name__}, not a hipfer Tensor")
     from .._ops import device_of
     device_of(raw)  # one device for all, or a clear error
-    sr = as_semiring(semiring)
     shapes = tuple(tuple(t.shape) for t in raw)
     tensors, spec = _spec_of(args, shapes)
+    return run_spec(spec, tensors, optimize, memory_limit, as_semiring(semiring))
+
+
+def run_spec(spec: _parse.Spec, tensors: Sequence[Tensor], optimize="auto",
+             memory_limit=None, sr: Semiring = Semiring.STANDARD) -> Tensor:
+    """Evaluate a parsed einsum on Tensors (one device): promote, plan (cached), run."""
     dt = _dtypes.result_type(*tensors)
     compute = dt
     if sr.is_tropical:
@@ -206,3 +211,6 @@ def einsum_path(*args, optimize="greedy", memory_limit=None):
     path = _path.find_path(spec, _hashable_optimize(optimize), memory_limit)
     steps = _path.steps_of(spec, path)
     return ["einsum_path", *path], _path.report(spec, steps)
+
+
+from .vjp import einsum_vjp, einsum_vjp_subscripts  # noqa: E402  (vjp.py uses run_spec)
