@@ -22,6 +22,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _dtypes, _ops
+from ._einsum import contract
 from ._linear_algebra import matmul
 from ._manipulation import broadcast_to, diagonal, matrix_transpose, permute_dims, reshape
 from ._tensor import Tensor
@@ -263,14 +264,11 @@ def tensordot(x1: Tensor, x2: Tensor, /, *, axes=2) -> Tensor:
         if x1.shape[i] != x2.shape[j]:
             raise ValueError(f"tensordot(): contracted axes {i} of {x1.shape} and {j} of {x2.shape} "
                              "differ in size")
-    free_a = [i for i in range(x1.ndim) if i not in a_axes]
-    free_b = [j for j in range(x2.ndim) if j not in b_axes]
-    size = math.prod(x1.shape[i] for i in a_axes)
-    out_a = tuple(x1.shape[i] for i in free_a)
-    out_b = tuple(x2.shape[j] for j in free_b)
-    a = reshape(permute_dims(x1, free_a + list(a_axes)), (math.prod(out_a), size))
-    b = reshape(permute_dims(x2, list(b_axes) + free_b), (size, math.prod(out_b)))
-    return reshape(matmul(a, b), out_a + out_b)
+    # einsum labels: x1's axes are 0..nd1-1; x2's contracted axes take x1's labels
+    la = list(range(x1.ndim))
+    lb = [a_axes[b_axes.index(j)] if j in b_axes else x1.ndim + j for j in range(x2.ndim)]
+    out = [i for i in la if i not in a_axes] + [x for j, x in enumerate(lb) if j not in b_axes]
+    return contract([x1, x2], [la, lb], out)
 
 
 def _axis_list(axes, ndim) -> tuple:
@@ -302,13 +300,13 @@ def _compute_axis(x1: Tensor, x2: Tensor, axis: int, name: str) -> int:
 
 
 def vecdot(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
-    """sum(conj(x1) * x2) over axis: the conjugation is the O(1) flag, folded into the product."""
-    from ._elementwise import multiply
-    from ._statistical import sum as sum_
+    """sum(conj(x1) * x2) over axis, as einsum('...i,...i->...'): the conjugation is the
+    O(1) flag, folded into the batched GEMM."""
+    from ._manipulation import moveaxis
     x1, x2 = _numeric(x1, "vecdot"), _numeric(x2, "vecdot")
     axis = _compute_axis(x1, x2, axis, "vecdot")
-    dt = _dtypes.result_type(x1.dtype, x2.dtype)
-    return sum_(multiply(x1.conj(), x2), axis=axis, dtype=dt)
+    a, b = moveaxis(x1.conj(), axis, -1), moveaxis(x2, axis, -1)
+    return contract([a, b], [[Ellipsis, 0], [Ellipsis, 0]], [Ellipsis])
 
 
 def outer(x1: Tensor, x2: Tensor, /) -> Tensor:

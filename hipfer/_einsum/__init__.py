@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
-import numpy as np
 
 from .. import _dtypes
 from .._tensor import Tensor
@@ -195,6 +194,16 @@ def run_spec(spec: _parse.Spec, tensors: Sequence[Tensor], optimize="auto",
         from .._elementwise import not_equal
         res = not_equal(res, 0)
     return res
+
+
+def contract(tensors: Sequence[Tensor], label_lists, out_list, sr=Semiring.STANDARD) -> Tensor:
+    """einsum from label lists (integers, at most one Ellipsis each): how matmul,
+    tensordot and vecdot enter the engine without writing subscripts."""
+    shapes = tuple(tuple(t.shape) for t in tensors)
+    key = (tuple(tuple(x) for x in label_lists), tuple(out_list), shapes)
+    spec = _SPECS.get_or(key, lambda: _parse.parse([list(x) for x in label_lists],
+                                                   list(out_list), shapes))
+    return run_spec(spec, tensors, "auto", None, sr)
 
 
 def einsum_path(*args, optimize="greedy", memory_limit=None):
