@@ -101,10 +101,11 @@ def _split(subscripts: str, n_ops: int):
 
 # ------------------------------------------------------------- the interleaved form
 def _int_labels(sub, where: str) -> List:
-    try:
-        items = list(sub)
-    except TypeError:
-        raise TypeError(f"einsum: {where} must be a list of labels, got {sub!r}") from None
+    if not isinstance(sub, (list, tuple)):
+        raise TypeError(f"einsum: {where} must be a list of labels, got a {type(sub).__name__} "
+                        "(the first argument is the subscripts string or an operand, and each "
+                        "operand is followed by its labels)")
+    items = list(sub)
     out: List = []
     for x in items:
         if x is Ellipsis:
@@ -115,7 +116,8 @@ def _int_labels(sub, where: str) -> List:
         try:
             v = operator.index(x)
         except TypeError:
-            raise TypeError(f"einsum: {where} has the label {x!r}; interleaved labels are "
+            shown = repr(x) if isinstance(x, (str, float, complex, type(None))) else type(x).__name__
+            raise TypeError(f"einsum: {where} has the label {shown}; interleaved labels are "
                             "non-negative integers or Ellipsis") from None
         if v < 0:
             raise ValueError(f"einsum: {where} has the negative label {v}")
