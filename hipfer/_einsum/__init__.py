@@ -131,6 +131,14 @@ def _hashable_optimize(optimize):
 
 
 def _spec_of(args, shapes):
+    """(operands, Spec); a subscripts string is parsed once per (string, shapes)."""
+    if args and isinstance(args[0], str):
+        key = (args[0], shapes)
+        spec = _SPECS.get(key)
+        if spec is None:
+            _, ins, out = _parse.parse_args(args)
+            spec = _SPECS.get_or(key, lambda: _parse.parse(ins, out, shapes))
+        return list(args[1:]), spec
     ops, ins, out = _parse.parse_args(args)
     key = (tuple(tuple(x) for x in ins), None if out is None else tuple(out), tuple(shapes))
     return ops, _SPECS.get_or(key, lambda: _parse.parse(ins, out, shapes))

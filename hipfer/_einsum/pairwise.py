@@ -127,19 +127,38 @@ def _spread(t: Tensor, labels: Labels, result: Labels) -> Tensor:
 @dataclass(frozen=True)
 class Gemm:
     """Transpose-transpose-GEMM: a -> (batch, m, k), b -> (batch, k, n), one BatchedGemm."""
-    perm_a: Tuple[int, ...]
-    perm_b: Tuple[int, ...]
+    perm_a: Tuple[int, ...]        # a's axes as batch + free-a + summed
+    perm_b: Tuple[int, ...]        # b's axes as batch + summed + free-b
+    groups: Tuple[int, int, int, int]  # how many labels are batch, free-a, summed, free-b
     shape_a: Tuple[int, int, int]
     shape_b: Tuple[int, int, int]
     out_shape: Tuple[int, ...]     # batch sizes + free-a sizes + free-b sizes
     semiring: Semiring
 
     def apply(self, a: Tensor, b: Tensor) -> Tensor:
-        from .._manipulation import permute_dims, reshape
-        a3 = reshape(permute_dims(a, self.perm_a), self.shape_a)
-        b3 = reshape(permute_dims(b, self.perm_b), self.shape_b)
-        out = Tensor(_ops.run(d.BatchedGemm(self.semiring), [a3, b3]))
-        return reshape(out, self.out_shape)
+        nb, nfa, nk, nfb = self.groups
+        a3 = as_3d(a, self.perm_a, (nb, nfa, nk), self.shape_a)
+        b3 = as_3d(b, self.perm_b, (nb, nk, nfb), self.shape_b)
+        out = _ops.run(d.BatchedGemm(self.semiring), [a3, b3])
+        return Tensor(out.reshape(self.out_shape))  # a fresh contiguous array: a view
+
+
+def as_3d(t: Tensor, perm, groups, shape3) -> Tensor:
+    """t's axes in perm order, merged into three groups of groups[i] axes each: one
+    strided view when each group's axes nest in memory, else a contiguous copy."""
+    from .._manipulation import _view, permute_dims, reshape
+    if 0 in shape3:
+        return _view(t, shape3, (0, 0, 0))
+    shp, st = t.shape, t.strides
+    strides, k = [], 0
+    for g in groups:
+        axes = [ax for ax in perm[k:k + g] if shp[ax] != 1]  # size-1 axes nest anywhere
+        k += g
+        for outer, inner in zip(axes, axes[1:]):
+            if st[outer] != st[inner] * shp[inner]:
+                return reshape(permute_dims(t, perm), shape3)
+        strides.append(st[axes[-1]] if axes else 0)
+    return _view(t, shape3, tuple(strides))
 
 
 def plan_pair(la: Labels, oa: Labels, lb: Labels, ob: Labels, keep, size_of, semiring):
@@ -165,6 +184,7 @@ def plan_pair(la: Labels, oa: Labels, lb: Labels, ob: Labels, keep, size_of, sem
     perm_a = tuple(la.index(x) for x in batch + free_a + summed)
     perm_b = tuple(lb.index(x) for x in batch + summed + free_b)
     result = batch + free_a + free_b
-    plan = Gemm(perm_a, perm_b, (nb, m, k), (nb, k, n),
+    groups = (len(batch), len(free_a), len(summed), len(free_b))
+    plan = Gemm(perm_a, perm_b, groups, (nb, m, k), (nb, k, n),
                 tuple(size_of[x] for x in result), semiring)
     return plan, result, result
