@@ -395,3 +395,63 @@ def test_vjp_bad_input(be):
         hf.einsum_vjp("ij->i", a, cotangent=hf.asarray(np.ones(3)))
     with pytest.raises(TypeError, match="the cotangent is a ndarray"):
         hf.einsum_vjp("ij->i", a, cotangent=np.ones(2))
+
+
+# ------------------------------------------------------------------ tropical argmax
+def brute_argmax(sub, arrs, sr):
+    """(values, flat index over the summed labels in first-appearance order)."""
+    lhs, out = sub.split("->")
+    terms = lhs.split(",")
+    summed = "".join(dict.fromkeys(c for c in lhs.replace(",", "") if c not in out))
+    full = out + summed
+    sizes = {}
+    for t, a in zip(terms, arrs):
+        for c, n in zip(t, a.shape):
+            sizes[c] = max(sizes.get(c, 1), n)
+    total = None
+    for t, a in zip(terms, arrs):
+        u = "".join(dict.fromkeys(t))
+        v = np.einsum(f"{t}->{u}", a)
+        v = np.einsum(f"{u}->{''.join(c for c in full if c in u)}", v)
+        v = v.reshape([a.shape[t.index(c)] if c in u else 1 for c in full])
+        total = v if total is None else (total + v if sr != "max_mul" else total * v)
+    total = np.broadcast_to(total, [sizes[c] for c in full])
+    flat = total.reshape(tuple(sizes[c] for c in out) + (-1,))
+    pick = np.argmin if sr == "min_plus" else np.argmax
+    idx = pick(flat, axis=-1)
+    return np.take_along_axis(flat, idx[..., None], -1)[..., 0], idx
+
+
+@pytest.mark.parametrize("sr", ["max_plus", "min_plus", "max_mul"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+@pytest.mark.parametrize("sub,shapes", [
+    ("ij,jk->ik", [(5, 7), (7, 4)]),            # one GEMM with its argmax output
+    ("bij,bjk->bki", [(3, 5, 9), (3, 9, 2)]),
+    ("ijk,jkl->il", [(4, 3, 5), (3, 5, 2)]),    # two summed labels, flat index
+    ("kji,kj->i", [(3, 4, 5), (3, 4)]),
+    ("ij,j->", [(4, 6), (6,)]),
+    ("ij,jk,k->i", [(4, 6), (6, 3), (3,)]),     # three operands: broadcast product
+    ("ii->", [(4, 4)]),
+    ("ij,ik->jk", [(6, 3), (1, 4)]),
+])
+def test_einsum_argmax(be, rng, sr, dtype, sub, shapes):
+    # small integers make ties common: the smallest index must win
+    arrs = [(rng.integers(0, 4, s)).astype(dtype) for s in shapes]
+    vals, idx = hf.einsum(sub, *[hf.asarray(a) for a in arrs], semiring=sr, argmax=True)
+    want_v, want_i = brute_argmax(sub, arrs, sr)
+    assert idx.dtype == hf.int64 and vals.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(host(idx), want_i)
+    np.testing.assert_array_equal(host(vals), want_v.astype(dtype))
+
+
+def test_einsum_argmax_nan_and_empty(be):
+    a = np.array([[1.0, np.nan, 3.0, np.nan]])
+    b = np.zeros((4, 1))
+    v, i = hf.einsum("ij,jk->ik", hf.asarray(a), hf.asarray(b), semiring="max_plus", argmax=True)
+    assert np.isnan(host(v)[0, 0]) and host(i)[0, 0] == 1     # the first NaN wins, as np.argmax
+    v, i = hf.einsum("ij,jk->ik", hf.asarray(np.ones((2, 0))), hf.asarray(np.ones((0, 3))),
+                     semiring="max_plus", argmax=True)
+    np.testing.assert_array_equal(host(i), -np.ones((2, 3)))
+    np.testing.assert_array_equal(host(v), np.full((2, 3), -np.inf))
+    with pytest.raises(ValueError, match="argmax=True needs a tropical semiring"):
+        hf.einsum("ij,jk", hf.asarray(np.ones((2, 2))), hf.asarray(np.ones((2, 2))), argmax=True)

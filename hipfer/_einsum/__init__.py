@@ -152,7 +152,8 @@ def _operands(args):
 
 
 # ------------------------------------------------------------------------ public
-def einsum(*args, optimize="auto", semiring=Semiring.STANDARD, memory_limit=None):
+def einsum(*args, optimize="auto", semiring=Semiring.STANDARD, memory_limit=None,
+           argmax=False):
     """Einstein summation over hipfer Tensors, NumPy's notation (see numpy.einsum).
 
     ``einsum("ij,jk->ik", a, b)`` or interleaved ``einsum(a, [0, 1], b, [1, 2], [0, 2])``.
@@ -162,6 +163,10 @@ def einsum(*args, optimize="auto", semiring=Semiring.STANDARD, memory_limit=None
     ``semiring``: 'standard' (+, x), or for real dtypes 'max_plus', 'min_plus', 'max_mul'
     (sum replaced by max/min, product by + or x). The result may be a view of an operand
     when nothing is summed (as in NumPy).
+    ``argmax=True`` (tropical semirings): return ``(values, index)``, index the winning
+    term of each output element as a flat C-order int64 index over the summed labels in
+    their order of first appearance (ties: smallest; -1 when there is no term); see
+    hipfer/_einsum/argmax.py.
     """
     if not args:
         raise TypeError("einsum() needs subscripts and at least one operand")
@@ -175,12 +180,18 @@ def einsum(*args, optimize="auto", semiring=Semiring.STANDARD, memory_limit=None
     device_of(raw)  # one device for all, or a clear error
     shapes = tuple(tuple(t.shape) for t in raw)
     tensors, spec = _spec_of(args, shapes)
-    return run_spec(spec, tensors, optimize, memory_limit, as_semiring(semiring))
+    sr = as_semiring(semiring)
+    if argmax:
+        if not sr.is_tropical:
+            raise ValueError("einsum: argmax=True needs a tropical semiring "
+                             "('max_plus', 'min_plus' or 'max_mul')")
+        from .argmax import einsum_argmax
+        return einsum_argmax(spec, _promote(tensors, sr)[0], sr)
+    return run_spec(spec, tensors, optimize, memory_limit, sr)
 
 
-def run_spec(spec: _parse.Spec, tensors: Sequence[Tensor], optimize="auto",
-             memory_limit=None, sr: Semiring = Semiring.STANDARD) -> Tensor:
-    """Evaluate a parsed einsum on Tensors (one device): promote, plan (cached), run."""
+def _promote(tensors, sr):
+    """(tensors cast to the compute dtype, result dtype): bool counts in int64."""
     dt = _dtypes.result_type(*tensors)
     compute = dt
     if sr.is_tropical:
@@ -190,9 +201,15 @@ def run_spec(spec: _parse.Spec, tensors: Sequence[Tensor], optimize="auto",
     elif dt.kind == "b":
         compute = _dtypes.int64  # count the products; != 0 gives NumPy's bool einsum
     from .._elementwise import _astype
-    tensors = [_astype(t, compute) for t in tensors]
+    return [_astype(t, compute) for t in tensors], dt
+
+
+def run_spec(spec: _parse.Spec, tensors: Sequence[Tensor], optimize="auto",
+             memory_limit=None, sr: Semiring = Semiring.STANDARD) -> Tensor:
+    """Evaluate a parsed einsum on Tensors (one device): promote, plan (cached), run."""
+    tensors, dt = _promote(tensors, sr)
     opt = _hashable_optimize(optimize)
-    key = (spec, compute, tuple(t.strides for t in tensors), opt, memory_limit, sr)
+    key = (spec, tensors[0].dtype, tuple(t.strides for t in tensors), opt, memory_limit, sr)
 
     def make():
         return _plan(spec, _path.find_path(spec, opt, memory_limit), tensors, sr)

@@ -39,10 +39,12 @@ class GenerateKind(Enum):
 class BatchedGemm:
     """out[b] = alpha * op_a(a[b]) (x) op_b(b[b]) + beta * out[b] over the semiring.
     Operands are (batch, m, k) and (batch, k, n) after their op; batch may be 1 on one
-    side (broadcast)."""
+    side (broadcast). argmax (tropical semirings, beta 0): a second output, int64, the k
+    of the winning product of each element (ties: the smallest k; -1 when k == 0)."""
     semiring: Semiring = Semiring.STANDARD
     op_a: GemmOp = GemmOp.N
     op_b: GemmOp = GemmOp.N
+    argmax: bool = False
 
 
 @dataclass(frozen=True)

@@ -345,7 +345,13 @@ def _gemm(desc, dtypes, shapes):
         raise ValueError(f"BatchedGemm: inner sizes differ ({ka} and {kb}) for shapes {sa}, {sb}")
     if sa[0] != sb[0] and 1 not in (sa[0], sb[0]):
         raise ValueError(f"BatchedGemm: batch sizes {sa[0]} and {sb[0]} differ")
-    return (((max(sa[0], sb[0]) if 0 not in (sa[0], sb[0]) else 0, m, n), dtypes[0]),)
+    out = ((max(sa[0], sb[0]) if 0 not in (sa[0], sb[0]) else 0, m, n), dtypes[0])
+    if desc.argmax:
+        if not desc.semiring.is_tropical:
+            raise ValueError("BatchedGemm: argmax needs a tropical semiring (MAX_PLUS, "
+                             "MIN_PLUS or MAX_MUL), not STANDARD")
+        return (out, (out[0], np.dtype(np.int64)))
+    return (out,)
 
 
 def _indexing(desc, dtypes, shapes):

@@ -42,6 +42,36 @@ def _tropical_matmul(semiring: Semiring, dt: np.dtype):
     return mm
 
 
+def _tropical_argmatmul(semiring: Semiring, dt: np.dtype):
+    """mm(A, B, (out, idx)): the tropical product and the k of each winning term (the
+    first of equal ones; a NaN beats any number, as in np.argmax). Blocks of k as in
+    _tropical_matmul; a later block wins only when strictly better."""
+    mul = _UFUNC[semiring.mul]
+    arg = np.argmax if semiring.add == "max" else np.argmin
+    strictly = np.greater if semiring.add == "max" else np.less
+    zero = semiring.zero_for(dt)
+
+    def mm(A, B, outs):
+        out, idx = outs
+        k = A.shape[2]
+        if k == 0:
+            out[...] = zero
+            idx[...] = -1
+            return
+        kc = max(1, _BLOCK // max(1, out.size))
+        for k0 in range(0, k, kc):
+            t = mul(A[:, :, k0:k0 + kc, None], B[:, None, k0:k0 + kc, :])
+            t = np.broadcast_to(t, out.shape[:2] + t.shape[2:])
+            j = arg(t, axis=2)
+            v = np.take_along_axis(t, j[:, :, None, :], axis=2)[:, :, 0, :]
+            if k0 == 0:
+                out[...], idx[...] = v, j
+            else:
+                win = strictly(v, out) | ((v != v) & (out == out))
+                out[win], idx[win] = v[win], j[win] + k0
+    return mm
+
+
 def _standard_matmul(flip_a: bool, flip_b: bool):
     """mm(A, B, out) = A @ B with A and/or B read conjugated."""
     if flip_a and flip_b:  # conj(A) conj(B) == conj(A B)
@@ -72,7 +102,9 @@ def _make_gemm(desc, dtypes, shapes, outs, strides, conj):
     flip_a = ca ^ (desc.op_a is d.GemmOp.C and complex_)
     flip_b = cb ^ (desc.op_b is d.GemmOp.C and complex_)
     ta, tb = desc.op_a is not d.GemmOp.N, desc.op_b is not d.GemmOp.N
-    if desc.semiring.is_tropical:
+    if desc.argmax:
+        mm = _tropical_argmatmul(desc.semiring, dt)
+    elif desc.semiring.is_tropical:
         mm = _tropical_matmul(desc.semiring, dt)
     else:
         mm = _standard_matmul(flip_a, flip_b)
@@ -80,7 +112,22 @@ def _make_gemm(desc, dtypes, shapes, outs, strides, conj):
     def compute(inputs, out):
         a, b = inputs
         mm(a.transpose(0, 2, 1) if ta else a, b.transpose(0, 2, 1) if tb else b, out)
+    if desc.argmax:
+        return _with_argmax(compute, desc.semiring)
     return _wrap(compute, dt, desc.semiring)
+
+
+def _with_argmax(compute, semiring):
+    """run(inputs, (out, idx), alpha=1, beta=0): an argmax has no meaning for beta 1."""
+    def run(inputs, outs, alpha=1, beta=0):
+        semiring.check_scale(alpha, beta)
+        if beta != 0:
+            raise ValueError("BatchedGemm with argmax takes beta=0 (the winner of "
+                             "out (+) result is not an index of this product)")
+        if outs[0].size:
+            with np.errstate(all="ignore"):
+                compute(inputs, outs)
+    return run
 
 
 # ------------------------------------------------------------------- Contract
