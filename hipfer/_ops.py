@@ -62,3 +62,31 @@ def generate(desc, shape, dtype, device: Device, out=None, **params):
         out = be.empty(*p.outs[0])
     be.execute(p, (), out, **params)
     return out
+
+
+class CallSite:
+    """One prim call inside a plan that is replayed many times (einsum's steps). It keeps
+    the backend plan for the last (backend, strides, conj) it saw -- shapes and dtypes are
+    fixed by the replayed plan -- so a warm call skips run()'s device lookup, descriptor
+    hash and plan-key construction: one tuple comparison, then execute."""
+    __slots__ = ("desc", "_key", "_plan")
+
+    def __init__(self, desc):
+        self.desc, self._key, self._plan = desc, None, None
+
+    def __call__(self, be, tensors: Sequence, out_shape: Optional[tuple] = None):
+        datas = [t._data for t in tensors]
+        conj = tuple(t._conj for t in tensors)
+        key = (be, tuple(a.strides for a in datas), conj)
+        if key != self._key:
+            shapes = tuple(a.shape for a in datas)
+            if out_shape is not None:
+                shapes += (tuple(out_shape),)
+            self._plan = be.plan(self.desc, tuple(a.dtype for a in datas), shapes,
+                                 strides=key[1] if be.wants_strides else None,
+                                 conj=conj if any(conj) else None)
+            self._key = key
+        outs = self._plan.outs
+        out = be.empty(*outs[0]) if len(outs) == 1 else tuple(be.empty(s, t) for s, t in outs)
+        be.execute(self._plan, datas, out)
+        return out

@@ -14,10 +14,11 @@ from typing import List, Optional, Sequence, Tuple
 
 from .. import _dtypes
 from .._tensor import Tensor
+from ..prims.registry import get_backend
 from ..prims.semiring import Semiring
 from . import parse as _parse
 from . import path as _path
-from .pairwise import InputView, layout_order, plan_pair, plan_reduce
+from .pairwise import InputView, layout_order, nesting_score, plan_pair, plan_reduce
 
 __all__ = ["einsum", "einsum_path", "einsum_vjp", "einsum_vjp_subscripts"]
 
@@ -50,21 +51,39 @@ class _Program:
     final_perm: Optional[Tuple[int, ...]]
 
     def run(self, tensors: List[Tensor]) -> Tensor:
+        be = get_backend(tensors[0].device)
         live = [v.apply(t) if v is not None else t for v, t in zip(self.views, tensors)]
         for st in self.steps:
             ops = [live[i] for i in st.positions]
             for i in sorted(st.positions, reverse=True):
                 del live[i]
-            ops = [r.apply(t) if r is not None else t for r, t in zip(st.pre, ops)]
+            ops = [r.apply(be, t) if r is not None else t for r, t in zip(st.pre, ops)]
             cur = ops[0]
             for pair, nxt in zip(st.pairs, ops[1:]):
-                cur = pair.apply(cur, nxt)
+                cur = pair.apply(be, cur, nxt)
             live.append(cur)
         (res,) = live
         if self.final_perm is not None:
             from .._manipulation import permute_dims
             res = permute_dims(res, self.final_perm)
         return res
+
+
+def _consumers(spec: _parse.Spec, path) -> List[Optional[tuple]]:
+    """For each step: (partner labels, labels needed after) of the pairwise step that
+    consumes its result, or None (the last step, or a step of 1 or 3+ operands)."""
+    live = [(set(t), None) for t in spec.inputs]  # (labels, producing step)
+    out = [None] * len(path)
+    for s, pos in enumerate(path):
+        group = [live[i] for i in pos]
+        live = [e for i, e in enumerate(live) if i not in pos]
+        later = set(spec.output).union(*(labels for labels, _ in live))
+        if len(pos) == 2:
+            for k in (0, 1):
+                if group[k][1] is not None:
+                    out[group[k][1]] = (group[1 - k][0], later)
+        live.append((set().union(*(g for g, _ in group)) & later, s))
+    return out
 
 
 def _plan(spec: _parse.Spec, path, tensors: Sequence[Tensor], semiring: Semiring) -> _Program:
@@ -79,8 +98,9 @@ def _plan(spec: _parse.Spec, path, tensors: Sequence[Tensor], semiring: Semiring
             views.append(None)
             strides = t.strides
         live.append((v.unique, layout_order(v.unique, strides)))
+    consumer = _consumers(spec, path)
     steps = []
-    for pos in path:
+    for s, pos in enumerate(path):
         group = [live[i] for i in pos]
         live = [e for i, e in enumerate(live) if i not in pos]
         later = {x for labels, _ in live for x in labels} | set(spec.output)
@@ -95,7 +115,11 @@ def _plan(spec: _parse.Spec, path, tensors: Sequence[Tensor], semiring: Semiring
         for k in range(1, len(group)):
             keep = later | {x for lj, _ in group[k + 1:] for x in lj}
             nxt = group[k]
-            pair, labels, order = plan_pair(cur[0], cur[1], nxt[0], nxt[1], keep, size_of, semiring)
+            score = None
+            if k == len(group) - 1 and consumer[s] is not None:
+                score = nesting_score(*consumer[s], size_of)
+            pair, labels, order = plan_pair(cur[0], cur[1], nxt[0], nxt[1], keep, size_of,
+                                            semiring, score)
             pairs.append(pair)
             cur = (labels, order)
         steps.append(_Step(tuple(pos), tuple(pre), tuple(pairs)))

@@ -24,7 +24,7 @@ from math import prod
 from typing import Dict, Optional, Sequence, Tuple
 
 from .. import _ops
-from .._tensor import Tensor
+from .._tensor import Tensor, xp_of
 from ..prims import descriptors as d
 from ..prims.semiring import Semiring
 from .parse import Labels
@@ -73,13 +73,13 @@ class Reduce:
     out_shape: Tuple[int, ...]
     empty: bool                    # a reduced label has size 0: the result is the zero
 
-    def apply(self, t: Tensor) -> Tensor:
+    def apply(self, be, t: Tensor) -> Tensor:
         sr = self.semiring
         if self.empty:
             from .._creation import full
             return full(self.out_shape, sr.zero_for(t.dtype), dtype=t.dtype, device=t.device)
         if sr is Semiring.STANDARD:
-            return Tensor(_ops.run(d.ReduceAdd(self.modes_a, self.modes_c), [t]))
+            return Tensor(_site(self, d.ReduceAdd(self.modes_a, self.modes_c))(be, [t]))
         from .._statistical import max as max_, min as min_
         from .._manipulation import permute_dims
         axes = tuple(i for i, x in enumerate(self.modes_a) if x not in self.modes_c)
@@ -107,7 +107,7 @@ class Product:
     shape: Tuple[int, ...]
     semiring: Semiring
 
-    def apply(self, a: Tensor, b: Tensor) -> Tensor:
+    def apply(self, be, a: Tensor, b: Tensor) -> Tensor:
         from .._elementwise import add, multiply
         va, vb = _spread(a, self.labels_a, self.result), _spread(b, self.labels_b, self.result)
         op = add if self.semiring.mul == "add" else multiply
@@ -135,35 +135,61 @@ class Gemm:
     out_shape: Tuple[int, ...]     # batch sizes + free-a sizes + free-b sizes
     semiring: Semiring
 
-    def apply(self, a: Tensor, b: Tensor) -> Tensor:
+    swap: bool = False             # run as b x a: the result's free labels come b's first
+
+    def apply(self, be, a: Tensor, b: Tensor) -> Tensor:
+        if self.swap:
+            a, b = b, a
         nb, nfa, nk, nfb = self.groups
-        a3 = as_3d(a, self.perm_a, (nb, nfa, nk), self.shape_a)
-        b3 = as_3d(b, self.perm_b, (nb, nk, nfb), self.shape_b)
-        out = _ops.run(d.BatchedGemm(self.semiring), [a3, b3])
+        copy = _site(self, _MAKE_CONTIGUOUS, "copy_a")
+        a3 = as_3d(a, self.perm_a, (nb, nfa, nk), self.shape_a, be, copy)
+        copy = _site(self, _MAKE_CONTIGUOUS, "copy_b")
+        b3 = as_3d(b, self.perm_b, (nb, nk, nfb), self.shape_b, be, copy)
+        out = _site(self, d.BatchedGemm(self.semiring))(be, [a3, b3])
         return Tensor(out.reshape(self.out_shape))  # a fresh contiguous array: a view
 
 
-def as_3d(t: Tensor, perm, groups, shape3) -> Tensor:
+_MAKE_CONTIGUOUS = d.MakeContiguous()
+
+
+def _site(step, desc, name="call") -> _ops.CallSite:
+    """The step's CallSite for desc (made on first use; frozen dataclasses allow it)."""
+    site = step.__dict__.get(name)
+    if site is None:
+        site = _ops.CallSite(desc)
+        object.__setattr__(step, name, site)
+    return site
+
+
+def as_3d(t: Tensor, perm, groups, shape3, be=None, copy=None) -> Tensor:
     """t's axes in perm order, merged into three groups of groups[i] axes each: one
-    strided view when each group's axes nest in memory, else a contiguous copy."""
-    from .._manipulation import _view, permute_dims, reshape
+    strided view when each group's axes nest in memory, else a contiguous copy (through
+    the CallSite copy when given)."""
+    data = t._data
+    xp = xp_of(data)
     if 0 in shape3:
-        return _view(t, shape3, (0, 0, 0))
-    shp, st = t.shape, t.strides
+        return Tensor(xp.lib.stride_tricks.as_strided(data, shape3, (0, 0, 0)), t._conj)
+    shp, st = data.shape, data.strides
     strides, k = [], 0
     for g in groups:
         axes = [ax for ax in perm[k:k + g] if shp[ax] != 1]  # size-1 axes nest anywhere
         k += g
         for outer, inner in zip(axes, axes[1:]):
             if st[outer] != st[inner] * shp[inner]:
-                return reshape(permute_dims(t, perm), shape3)
+                moved = Tensor(data.transpose(perm), t._conj)
+                if copy is None:
+                    return Tensor(_ops.run(_MAKE_CONTIGUOUS, [moved]).reshape(shape3))
+                return Tensor(copy(be, [moved]).reshape(shape3))
         strides.append(st[axes[-1]] if axes else 0)
-    return _view(t, shape3, tuple(strides))
+    return Tensor(xp.lib.stride_tricks.as_strided(data, shape3, tuple(strides)), t._conj)
 
 
-def plan_pair(la: Labels, oa: Labels, lb: Labels, ob: Labels, keep, size_of, semiring):
+def plan_pair(la: Labels, oa: Labels, lb: Labels, ob: Labels, keep, size_of, semiring,
+              score=None):
     """Plan contracting a (labels la, memory order oa) with b. Labels are distinct within
     each operand, and each label of one operand alone is in keep (already reduced).
+    score(result order) rates a result layout for the step that consumes it (higher:
+    fewer copies there); the GEMM may run as b x a to get the better one.
     Returns (plan, result labels, result memory order)."""
     sa, sb = set(la), set(lb)
     batch = [x for x in la if x in sb and x in keep]
@@ -178,6 +204,16 @@ def plan_pair(la: Labels, oa: Labels, lb: Labels, ob: Labels, keep, size_of, sem
     big = oa if prod(size_of[x] for x in la) >= prod(size_of[x] for x in lb) else ob
     batch = tuple(x for x in big if x in batch)
     summed = tuple(x for x in big if x in summed)
+    plan = _gemm(la, oa, lb, ob, batch, summed, size_of, semiring, False)
+    if score is not None:
+        swapped = _gemm(lb, ob, la, oa, batch, summed, size_of, semiring, True)
+        if score(swapped[1]) > score(plan[1]):
+            plan = swapped
+    return plan[0], plan[1], plan[1]
+
+
+def _gemm(la, oa, lb, ob, batch, summed, size_of, semiring, swap):
+    sa, sb = set(la), set(lb)
     free_a = tuple(x for x in oa if x not in sb)
     free_b = tuple(x for x in ob if x not in sa)
     nb, m, k, n = (prod(size_of[x] for x in g) for g in (batch, free_a, summed, free_b))
@@ -185,6 +221,17 @@ def plan_pair(la: Labels, oa: Labels, lb: Labels, ob: Labels, keep, size_of, sem
     perm_b = tuple(lb.index(x) for x in batch + summed + free_b)
     result = batch + free_a + free_b
     groups = (len(batch), len(free_a), len(summed), len(free_b))
-    plan = Gemm(perm_a, perm_b, groups, (nb, m, k), (nb, k, n),
-                tuple(size_of[x] for x in result), semiring)
-    return plan, result, result
+    return Gemm(perm_a, perm_b, groups, (nb, m, k), (nb, k, n),
+                tuple(size_of[x] for x in result), semiring, swap), result
+
+
+def nesting_score(partner, keep, size_of):
+    """score(order) for an operand that will meet `partner` (label set) with `keep` needed
+    afterwards: how many of its groups there (batch, summed, free) sit together in memory,
+    so that the GEMM reads it without a copy."""
+    def score(order):
+        mine = [x for x in order if (x in partner or x in keep) and size_of[x] != 1]
+        kind = ["b" if x in partner and x in keep else "s" if x in partner else "f" for x in mine]
+        runs = [k for i, k in enumerate(kind) if i == 0 or kind[i - 1] != k]
+        return -(len(runs) - len(set(runs)))  # 0 when every group is one run
+    return score

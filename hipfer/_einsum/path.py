@@ -335,5 +335,5 @@ def report(spec: Spec, steps: List[Step]) -> str:
         live = [w for i, w in enumerate(live) if i not in s.positions] + [word(s.result)]
         remaining = ",".join(live) + "->" + word(spec.output)
         scaling = len({x for t in s.operands for x in t})
-        lines.append(f"{scaling:>4}{cur:>27}{remaining:>43}")
+        lines.append(f"{scaling:>4}{cur:>27} {remaining:>42}")  # a space even when long
     return "\n".join(lines)
