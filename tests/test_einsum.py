@@ -455,3 +455,24 @@ def test_einsum_argmax_nan_and_empty(be):
     np.testing.assert_array_equal(host(v), np.full((2, 3), -np.inf))
     with pytest.raises(ValueError, match="argmax=True needs a tropical semiring"):
         hf.einsum("ij,jk", hf.asarray(np.ones((2, 2))), hf.asarray(np.ones((2, 2))), argmax=True)
+
+
+def test_contract_fast_path_plumbing(be, rng, monkeypatch):
+    """With a contraction library loaded, GEMM steps become SemiringFastPath.Contract
+    calls where the backend takes them. No library is loadable here, so pretend one is:
+    the CPU backend's Contract (and the GPU's, where cuTENSOR is loaded) then runs them."""
+    if be.name == "cupy" and not hf.prims.registry.contraction_library():
+        pytest.skip("no hipTENSOR/cuTENSOR loaded (set HIPFER_CUTENSOR, see test_tensorlib.py)")
+    from hipfer._einsum import pairwise
+    monkeypatch.setattr(_einsum, "contraction_library", lambda: "a library")
+    seen = []
+    orig = pairwise.LibraryContract.apply
+    monkeypatch.setattr(pairwise.LibraryContract, "apply",
+                        lambda self, *a: seen.append(self) or orig(self, *a))
+    r = random.Random(7)
+    for _ in range(20):
+        sub, shapes = random_network(r, r.randint(2, 5), zero_sizes=False)
+        arrs = [rand(rng, s, np.complex128) for s in shapes]
+        got = hf.einsum(sub, *[hf.conj(hf.asarray(np.conj(a))) for a in arrs])
+        np.testing.assert_allclose(host(got), np.einsum(sub, *arrs), rtol=1e-10, atol=1e-10)
+    assert seen, "no step went to Contract"

@@ -14,7 +14,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from .. import _dtypes
 from .._tensor import Tensor
-from ..prims.registry import get_backend
+from ..prims.registry import contraction_library, get_backend
 from ..prims.semiring import Semiring
 from . import parse as _parse
 from . import path as _path
@@ -99,6 +99,11 @@ def _plan(spec: _parse.Spec, path, tensors: Sequence[Tensor], semiring: Semiring
             strides = t.strides
         live.append((v.unique, layout_order(v.unique, strides)))
     consumer = _consumers(spec, path)
+    fast = None
+    if contraction_library() is not None:  # hipTENSOR / cuTENSOR loaded: ask the backend
+        be = get_backend(tensors[0].device)
+        dts = (tensors[0].dtype,) * 2
+        fast = lambda desc: be.has_fast_path_support(desc, dts)  # noqa: E731
     steps = []
     for s, pos in enumerate(path):
         group = [live[i] for i in pos]
@@ -119,7 +124,7 @@ def _plan(spec: _parse.Spec, path, tensors: Sequence[Tensor], semiring: Semiring
             if k == len(group) - 1 and consumer[s] is not None:
                 score = nesting_score(*consumer[s], size_of)
             pair, labels, order = plan_pair(cur[0], cur[1], nxt[0], nxt[1], keep, size_of,
-                                            semiring, score)
+                                            semiring, score, fast)
             pairs.append(pair)
             cur = (labels, order)
         steps.append(_Step(tuple(pos), tuple(pre), tuple(pairs)))
@@ -233,7 +238,8 @@ def run_spec(spec: _parse.Spec, tensors: Sequence[Tensor], optimize="auto",
     """Evaluate a parsed einsum on Tensors (one device): promote, plan (cached), run."""
     tensors, dt = _promote(tensors, sr)
     opt = _hashable_optimize(optimize)
-    key = (spec, tensors[0].dtype, tuple(t.strides for t in tensors), opt, memory_limit, sr)
+    key = (spec, tensors[0].dtype, tuple(t.strides for t in tensors), opt, memory_limit, sr,
+           tensors[0].device, contraction_library())
 
     def make():
         return _plan(spec, _path.find_path(spec, opt, memory_limit), tensors, sr)

@@ -184,12 +184,27 @@ def as_3d(t: Tensor, perm, groups, shape3, be=None, copy=None) -> Tensor:
     return Tensor(xp.lib.stride_tricks.as_strided(data, shape3, tuple(strides)), t._conj)
 
 
+@dataclass(frozen=True)
+class LibraryContract:
+    """One SemiringFastPath.Contract (hipTENSOR / cuTENSOR): the library reads both
+    operands through their strides and conjugation flags; result labels as a Gemm's."""
+    modes_a: Labels
+    modes_b: Labels
+    result: Labels
+
+    def apply(self, be, a: Tensor, b: Tensor) -> Tensor:
+        desc = d.Contract(self.modes_a, self.modes_b, self.result)
+        return Tensor(_site(self, desc)(be, [a, b]))
+
+
 def plan_pair(la: Labels, oa: Labels, lb: Labels, ob: Labels, keep, size_of, semiring,
-              score=None):
+              score=None, fast=None):
     """Plan contracting a (labels la, memory order oa) with b. Labels are distinct within
     each operand, and each label of one operand alone is in keep (already reduced).
     score(result order) rates a result layout for the step that consumes it (higher:
     fewer copies there); the GEMM may run as b x a to get the better one.
+    fast(Contract) says whether the backend's contraction library takes the step; then
+    it is one library call instead of the GEMM and any copies.
     Returns (plan, result labels, result memory order)."""
     sa, sb = set(la), set(lb)
     batch = [x for x in la if x in sb and x in keep]
@@ -205,6 +220,8 @@ def plan_pair(la: Labels, oa: Labels, lb: Labels, ob: Labels, keep, size_of, sem
     batch = tuple(x for x in big if x in batch)
     summed = tuple(x for x in big if x in summed)
     plan = _gemm(la, oa, lb, ob, batch, summed, size_of, semiring, False)
+    if fast is not None and fast(d.Contract(tuple(la), tuple(lb), plan[1], semiring)):
+        return LibraryContract(tuple(la), tuple(lb), plan[1]), plan[1], plan[1]
     if score is not None:
         swapped = _gemm(lb, ob, la, oa, batch, summed, size_of, semiring, True)
         if score(swapped[1]) > score(plan[1]):
