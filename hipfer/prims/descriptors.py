@@ -275,6 +275,32 @@ class ComplexScale:
     """out = a * s with a complex and s real of the same precision (broadcasting)."""
 
 
+# ----------------------------------------------------------------- FusedPrims
+@dataclass(frozen=True)
+class Fused:
+    """One op of the fused device op set (hipfer.nn). ``op`` names a row of the op table
+    (hipfer.prims.fused_ops); ``params`` are its structural parameters as sorted (name,
+    value) pairs (flags, k, axes: what a kernel is specialised on). Scalars that change
+    from call to call (learning rate, seed, p, alpha) are not here: they go to execute()
+    as keyword arguments, so a new value reuses the plan. Build with ``Fused.of(op, **params)``."""
+    op: str
+    params: Tuple[Tuple[str, Hashable], ...] = ()
+
+    @staticmethod
+    def of(op: str, **params) -> "Fused":
+        return Fused(op, tuple(sorted(params.items())))
+
+    def get(self, name: str, default=None):
+        for k, v in self.params:
+            if k == name:
+                return v
+        return default
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in self.params)
+        return f"Fused.{self.op}({args})"
+
+
 FAMILY_OF = {
     BatchedGemm: "semiring_core", ReduceAdd: "semiring_core", Trace: "semiring_core",
     AntiTrace: "semiring_core", AntiDiag: "semiring_core", MakeContiguous: "semiring_core",
@@ -289,6 +315,7 @@ FAMILY_OF = {
     Sort: "sort", Argsort: "sort", Topk: "sort",
     ComplexRealUnary: "complex_real", ComplexRealReduce: "complex_real",
     ComplexScale: "complex_scale",
+    Fused: "fused",
 }
 
 FAMILIES = ("semiring_core", "semiring_fast_path", "scalar", "analytic", "indexing",

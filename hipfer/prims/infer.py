@@ -300,6 +300,9 @@ def infer(desc, dtypes: Sequence[np.dtype], shapes: Sequence[tuple]):
 
     if t is d.Nonzero:
         return _nonzero(desc, dtypes, shapes)
+    if t is d.Fused:
+        from . import fused_ops
+        return fused_ops.infer(desc, dtypes, shapes)
 
     raise TypeError(f"unknown descriptor {desc!r}")
 
@@ -408,6 +411,9 @@ def probe_shapes(desc, n_inputs: int) -> tuple:
     Used by ``has_*_support(desc, dtypes)``, which knows no shapes."""
     t = type(desc)
     ones = lambda n: (1,) * n  # noqa: E731
+    if t is d.Fused:
+        from . import fused_ops
+        return fused_ops.probe_shapes(desc)
     if hasattr(desc, "modes_b"):
         return ones(len(desc.modes_a)), ones(len(desc.modes_b))
     if t in (d.AntiTrace, d.AntiDiag):

@@ -10,7 +10,8 @@ import numpy as np
 
 from ...prims.plan import Backend, assemble_families
 
-MODULES = ("elementwise", "reduction", "semiring", "indexing", "rng", "sort", "linalg", "fft", "search")
+MODULES = ("elementwise", "reduction", "semiring", "indexing", "rng", "sort", "linalg", "fft", "search",
+           "fused")
 
 
 class CupyBackend(Backend):

@@ -9,7 +9,8 @@ import numpy as np
 
 from ...prims.plan import Backend, assemble_families
 
-MODULES = ("elementwise", "reduction", "semiring", "indexing", "rng", "sort", "search", "linalg", "fft")
+MODULES = ("elementwise", "reduction", "semiring", "indexing", "rng", "sort", "search", "linalg", "fft",
+           "fused")
 
 
 class NumpyBackend(Backend):

@@ -1,0 +1,44 @@
+"""What every hipfer.nn function shares: operand checks and the one call into FusedPrims."""
+from __future__ import annotations
+
+from typing import Sequence
+
+from .. import _ops
+from .._tensor import Tensor
+from ..prims import descriptors as d
+
+
+def tensor(x, name: str, what: str = "x") -> Tensor:
+    """x as a C-contiguous Tensor with no pending conjugation (fused kernels read raw
+    memory); anything else that is not a Tensor is a TypeError."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name}(): {what} must be a hipfer Tensor, got {type(x).__name__}")
+    if x._conj or not x._data.flags.c_contiguous:
+        x = Tensor(_ops.run(d.MakeContiguous(), [x]))
+    return x
+
+
+def writable(x, name: str, what: str) -> Tensor:
+    """A Tensor the op updates in place: it must already be C-contiguous (a copy would
+    silently drop the update)."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name}(): {what} must be a hipfer Tensor, got {type(x).__name__}")
+    if x._conj or not x._data.flags.c_contiguous:
+        raise ValueError(f"{name}(): {what} is updated in place and must be C-contiguous "
+                         "(and not lazily conjugated)")
+    return x
+
+
+def fused(op: str, inputs: Sequence[Tensor], params: dict = None, out=None, **runtime):
+    """Run Fused(op, **params) on inputs; returns a Tensor, or a tuple for several outputs.
+    out: Tensor(s) to write (in-place ops pass the inputs they update)."""
+    desc = d.Fused.of(op, **(params or {}))
+    raw_out = None
+    if out is not None:
+        raw_out = tuple(t._data for t in out) if isinstance(out, tuple) else out._data
+    res = _ops.run(desc, list(inputs), out=raw_out, **runtime)
+    if out is not None:
+        return out
+    if isinstance(res, tuple):
+        return tuple(Tensor(r) for r in res)
+    return Tensor(res)

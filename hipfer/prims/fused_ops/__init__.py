@@ -1,0 +1,115 @@
+"""The op table of FusedPrims: one ``FusedOpDef`` per op of hipfer.nn.
+
+An op is one row here (its shape/dtype rules, backend independent) plus one NumPy
+reference (``hipfer/backends/numpy/fused_<topic>.py``) and one GPU implementation
+(``hipfer/backends/cupy/fused_<topic>.py`` over ``hipfer/kernels/fused_<topic>.cuh``);
+``hipfer/nn/_<topic>.py`` is its public function. Topics keep the files small:
+
+    blas        gemm_ex, axpby, dot, sum, column_sums, accumulate_rows, add_row_vector,
+                add_channel_vector, adam_step
+    activation  relu/tanh/sigmoid/silu/exp/neg forward, elementwise_backward, dropout,
+                bce_with_logits (+ gradient)
+    norm        softmax_rows (+ backward), logsumexp_rows, layer_norm, rms_norm,
+                batch_norm, group_norm (forward and backward)
+    movement    rope (+ inverse), permute_0213, copy_2d, gather_rows, scatter_add_rows,
+                top_k_rows
+    conv        im2col, col2im_add, max_pool, max_unpool, avg_pool (+ backward); conv2d
+                is composed in hipfer.nn from im2col + gemm_ex
+
+Conventions for every op: floating operands are float32 or float64 and share one dtype;
+index operands are int64; inputs are C-contiguous (hipfer.nn copies others first);
+outputs are fresh C-contiguous arrays unless the op says it works in place (then the
+caller passes ``out`` aliasing an input). ``infer`` validates everything it can from
+dtypes and shapes and raises TypeError / ValueError naming the problem; runtime scalars
+are validated by the backends' ``run`` (ValueError).
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Callable, Dict, Tuple
+
+import numpy as np
+
+TOPICS = ("blas", "activation", "norm", "movement", "conv")
+
+FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+INDEX = np.dtype(np.int64)
+
+
+@dataclass(frozen=True)
+class FusedOpDef:
+    """One fused op: infer(desc, dtypes, shapes) -> ((shape, dtype), ...) validates and
+    gives the outputs; probe(desc) -> input shapes that satisfy its rules (for
+    has_fused_support, which knows no shapes); runtime: the keyword arguments execute
+    takes (name -> default)."""
+    name: str
+    n_inputs: int
+    infer: Callable
+    probe: Callable
+    runtime: Dict[str, object] = field(default_factory=dict)
+    doc: str = ""
+
+
+_table: Dict[str, FusedOpDef] = {}
+
+
+def _load() -> Dict[str, FusedOpDef]:
+    if not _table:
+        for topic in TOPICS:
+            mod = importlib.import_module(f"{__name__}.{topic}")
+            for op in mod.OPS:
+                if op.name in _table:
+                    raise RuntimeError(f"fused op {op.name!r} is defined twice")
+                _table[op.name] = op
+    return _table
+
+
+def op_def(name: str) -> FusedOpDef:
+    try:
+        return _load()[name]
+    except KeyError:
+        raise TypeError(f"unknown fused op {name!r}") from None
+
+
+def names() -> Tuple[str, ...]:
+    return tuple(sorted(_load()))
+
+
+def infer(desc, dtypes, shapes):
+    op = op_def(desc.op)
+    if len(dtypes) != op.n_inputs or len(shapes) != op.n_inputs:
+        raise ValueError(f"{desc!r} takes {op.n_inputs} operand(s), got {len(dtypes)}")
+    return tuple(op.infer(desc, tuple(dtypes), tuple(shapes)))
+
+
+def probe_shapes(desc) -> tuple:
+    return tuple(op_def(desc.op).probe(desc))
+
+
+# ------------------------------------------------------------ rules shared by the topics
+def floats(desc, dtypes, *which) -> np.dtype:
+    """The common float32/float64 dtype of the operands at positions which (all if none)."""
+    idx = which or tuple(range(len(dtypes)))
+    dts = {dtypes[i] for i in idx}
+    for dt in dts:
+        if dt not in FLOATS:
+            raise TypeError(f"{desc!r}: operands must be float32 or float64, got {dt}")
+    if len(dts) > 1:
+        raise TypeError(f"{desc!r}: operand dtypes differ ({', '.join(sorted(map(str, dts)))})")
+    return dts.pop()
+
+
+def index(desc, dtypes, i: int, what: str = "index") -> None:
+    if dtypes[i] != INDEX:
+        raise TypeError(f"{desc!r}: the {what} operand must be int64, got {dtypes[i]}")
+
+
+def ndim(desc, shape, n: int, what: str) -> None:
+    if len(shape) != n:
+        raise ValueError(f"{desc!r}: {what} must be {n}-d, got shape {shape}")
+
+
+def same(desc, a, b, what: str) -> None:
+    if tuple(a) != tuple(b):
+        raise ValueError(f"{desc!r}: {what} shapes differ ({tuple(a)} and {tuple(b)})")
