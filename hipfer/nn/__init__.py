@@ -9,5 +9,6 @@ from __future__ import annotations
 from ._blas import *  # noqa: F401,F403
 from ._activation import *  # noqa: F401,F403
 from ._norm import *  # noqa: F401,F403
+from ._batchnorm import *  # noqa: F401,F403
 from ._movement import *  # noqa: F401,F403
 from ._conv import *  # noqa: F401,F403

@@ -9,8 +9,10 @@ reference (``hipfer/backends/numpy/fused_<topic>.py``) and one GPU implementatio
                 add_channel_vector, adam_step
     activation  relu/tanh/sigmoid/silu/exp/neg forward, elementwise_backward, dropout,
                 bce_with_logits (+ gradient)
-    norm        softmax_rows (+ backward), logsumexp_rows, layer_norm, rms_norm,
-                batch_norm, group_norm (forward and backward)
+    norm        softmax_rows (+ backward), logsumexp_rows, layer_norm, rms_norm
+                (forward and backward)
+    batchnorm   batch_norm (training and eval, forward and backward, running
+                statistics), group_norm (forward and backward)
     movement    rope (+ inverse), permute_0213, copy_2d, gather_rows, scatter_add_rows,
                 top_k_rows
     conv        im2col, col2im_add, max_pool, max_unpool, avg_pool (+ backward); conv2d
@@ -31,7 +33,7 @@ from typing import Callable, Dict, Tuple
 
 import numpy as np
 
-TOPICS = ("blas", "activation", "norm", "movement", "conv")
+TOPICS = ("blas", "activation", "norm", "batchnorm", "movement", "conv")
 
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 INDEX = np.dtype(np.int64)
