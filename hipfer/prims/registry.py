@@ -104,8 +104,9 @@ class ContractionLibrary:
 
 
 _REQUIRED = {
-    # symbols present in every release we bind (hipTENSOR >= 1.0, cuTENSOR >= 2.0)
-    "hiptensor": ("hiptensorCreate", "hiptensorDestroy", "hiptensorContraction"),
+    # the 2.x plan API that hipfer binds (hipfer/backends/cupy/tensorlib.py); hipTENSOR
+    # 1.x (hiptensorInitTensorDescriptor / hiptensorContraction) and cuTENSOR 1.x lack it
+    "hiptensor": ("hiptensorCreate", "hiptensorDestroy", "hiptensorContract", "hiptensorCreatePlan"),
     "cutensor": ("cutensorCreate", "cutensorDestroy", "cutensorContract", "cutensorCreatePlan"),
 }
 _VERSION_FN = {"hiptensor": "hiptensorGetVersion", "cutensor": "cutensorGetVersion"}
@@ -122,7 +123,8 @@ def _load(kind: str, path) -> ContractionLibrary:
         raise OSError(f"could not load {p!r} as the {kind} library: {e}") from None
     missing = [s for s in _REQUIRED[kind] if not hasattr(lib, s)]
     if missing:
-        raise ValueError(f"{p!r} is not a {kind} library: it lacks {', '.join(missing)}")
+        raise ValueError(f"{p!r} is not a {kind} library: it lacks {', '.join(missing)} "
+                         f"(hipfer binds the 2.x API)")
     version = 0
     fn = getattr(lib, _VERSION_FN[kind], None)
     if fn is not None:
