@@ -20,8 +20,8 @@ TABLE = HERE / "api-coverage.md"
 
 # Where hipfer knowingly differs from the specification, and why (shown in the table).
 DIVERGENCES = {
-    "float16": "CPU only: the GPU kernels have no half type yet, and plans for float16 on the "
-               "GPU raise TypeError naming the dtype",
+    "float16": "an extension (not a standard dtype), on every backend; linalg refuses it, as "
+               "NumPy's LAPACK does",
     "pow": "integer pow with a negative exponent (left unspecified) is the truncated "
            "1 / a**|b|, the same on every backend",
     "linalg.eig": "not on ROCm: CuPy has no general eigensolver there (TypeError, with the reason)",

@@ -17,8 +17,10 @@ float dtype (float64), an int scalar with a bool tensor the default int (int64),
 complex scalar with a real tensor the complex dtype of the tensor's precision
 (float32 -> complex64, integers -> complex128).
 
-float16 is a hipfer dtype on the CPU (NumPy backend) only; it is not one of the
-standard's dtypes, and the GPU backend refuses it (no half-precision kernels yet).
+float16 is a hipfer dtype on every backend, though not one of the standard's dtypes.
+Its GPU kernels compute in float32 and round once to float16, as NumPy's float16 loops
+do; sums and products accumulate in float32 (NumPy's float16 cumulative sums round every
+step, so long ones differ). Linear algebra refuses it, as NumPy's LAPACK does.
 """
 from __future__ import annotations
 
@@ -41,7 +43,7 @@ float64 = np.dtype(np.float64)
 complex64 = np.dtype(np.complex64)
 complex128 = np.dtype(np.complex128)
 
-#: every dtype a hipfer Tensor may have (float16 on the CPU only)
+#: every dtype a hipfer Tensor may have
 ALL_DTYPES = (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
               float16, float32, float64, complex64, complex128)
 _SUPPORTED = frozenset(ALL_DTYPES)

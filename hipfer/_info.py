@@ -10,14 +10,6 @@ _KIND_NAMES = ("bool", "signed integer", "unsigned integer", "integral",
                "real floating", "complex floating", "numeric")
 
 
-def _device_dtypes(device) -> tuple:
-    """The dtypes a device's backend takes: float16 only on the CPU (no GPU half kernels)."""
-    dev = get_default_device() if device is None else as_device(device)
-    if dev.kind == "cpu":
-        return _dtypes.ALL_DTYPES
-    return tuple(t for t in _dtypes.ALL_DTYPES if t != _dtypes.float16)
-
-
 class Info:
     """What this hipfer offers: capabilities, devices and dtypes per device."""
 
@@ -48,7 +40,9 @@ class Info:
         """name -> dtype for the dtypes on device (default device if None), optionally
         only those of a kind (a kind name, a dtype, or a tuple of those; see isdtype)."""
         from ._data_type_functions import isdtype
-        dts = _device_dtypes(device)
+        if device is not None:
+            as_device(device)  # validate: every backend takes every dtype
+        dts = _dtypes.ALL_DTYPES
         if kind is not None:
             dts = tuple(t for t in dts if isdtype(t, kind))
         return {t.name: t for t in dts}

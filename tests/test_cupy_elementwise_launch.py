@@ -246,7 +246,8 @@ def test_supports():
     h = ce.HANDLERS
     assert h[d.AnalyticUnary].supports(d.AnalyticUnary(UnaryOp.EXP), (np.dtype(np.float32),))
     assert not h[d.AnalyticUnary].supports(d.AnalyticUnary(UnaryOp.EXP), (np.dtype(np.int32),))
-    assert not h[d.AnalyticUnary].supports(d.AnalyticUnary(UnaryOp.EXP), (np.dtype(np.float16),))
+    assert h[d.AnalyticUnary].supports(d.AnalyticUnary(UnaryOp.EXP), (np.dtype(np.float16),))
+    assert not h[d.AnalyticUnary].supports(d.AnalyticUnary(UnaryOp.EXP), (np.dtype(np.longdouble),))
     assert h[d.MetadataBinary].supports(d.MetadataBinary(BinaryOp.EQUAL), (np.dtype(np.int8),) * 2)
     assert not h[d.MetadataBinary].supports(d.MetadataBinary(BinaryOp.EQUAL), (np.dtype(np.float32),) * 2)
     assert not h[d.MaskWhere].supports(d.MaskWhere(), (np.dtype(bool),) + (np.dtype(np.int32),) * 2)

@@ -357,5 +357,6 @@ def test_instances_name_existing_kernels():
     assert len(groups["idx_gather"][1]) == 6 * 8
     assert K.storage_ctype(np.float32) == "unsigned int" and K.storage_ctype(np.bool_) == "unsigned char"
     assert K.storage_ctype(np.complex64) == "hf::complex<float>"
+    assert K.storage_ctype(np.float16) == "unsigned short"  # moves bits, like int16
     with pytest.raises(TypeError):
-        K.storage_ctype(np.float16)
+        K.storage_ctype(np.longdouble)

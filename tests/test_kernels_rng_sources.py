@@ -88,7 +88,7 @@ def test_bits_formula_matches_reference(rng):
 
 
 def _uniform_scaling(fn: str):
-    """(shift, scale) of rng_uniform32/64 from a line like
+    """(shift, scale) of rng_uniform16/32/64 from a line like
     `return (f32)(b >> 40) * 0x1p-24f;`."""
     m = re.search(rf"{fn}\(u64 b\) \{{ return \((f32|f64)\)\(b >> (\d+)\) \* (0x1p-\d+)f?; \}}",
                   SRC)
@@ -96,7 +96,8 @@ def _uniform_scaling(fn: str):
     return int(m.group(2)), float.fromhex(m.group(3))
 
 
-@pytest.mark.parametrize("fn,dtype", [("rng_uniform32", np.float32), ("rng_uniform64", np.float64)])
+@pytest.mark.parametrize("fn,dtype", [("rng_uniform16", np.float16), ("rng_uniform32", np.float32),
+                                      ("rng_uniform64", np.float64)])
 def test_uniform_scaling_matches_reference(fn, dtype, rng):
     shift, scale = _uniform_scaling(fn)
     assert shift + int(-np.log2(scale)) == 64  # the top bits, scaled into [0, 1)
@@ -159,4 +160,4 @@ def test_instances_name_existing_kernels():
         for e in exprs:
             name = e.split("<")[0].split("::")[-1]
             assert f"__global__ void {name}(" in src
-    assert len(groups[2][2]) == 8 and len(groups[0][2]) == 2
+    assert len(groups[2][2]) == 8 and len(groups[0][2]) == 3

@@ -31,7 +31,7 @@ CTYPE = {
     np.dtype(np.int32): "int", np.dtype(np.int64): "long long",
     np.dtype(np.uint8): "unsigned char", np.dtype(np.uint16): "unsigned short",
     np.dtype(np.uint32): "unsigned int", np.dtype(np.uint64): "unsigned long long",
-    np.dtype(np.float32): "float", np.dtype(np.float64): "double",
+    np.dtype(np.float16): "hf::half", np.dtype(np.float32): "float", np.dtype(np.float64): "double",
     np.dtype(np.complex64): "hf::complex<float>", np.dtype(np.complex128): "hf::complex<double>",
 }
 #: every dtype the GPU kernels handle, in a fixed order
@@ -47,6 +47,13 @@ def ctype(dt) -> str:
 
 def dtypes_of_kinds(kinds: str) -> Tuple[np.dtype, ...]:
     return tuple(t for t in DTYPES if t.kind in kinds)
+
+
+def calc_dtype(dt) -> np.dtype:
+    """The dtype the kernels compute and accumulate dt in (calc_of in common.cuh):
+    float32 for float16, else dt itself."""
+    dt = np.dtype(dt)
+    return np.dtype(np.float32) if dt == np.float16 else dt
 
 
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([A-Za-z0-9_]+\.cuh)"\s*$', re.M)

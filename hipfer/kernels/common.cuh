@@ -49,6 +49,66 @@ typedef unsigned long long u64;
 typedef float              f32;
 typedef double             f64;
 
+// ---- float16: IEEE binary16 bits, converted in software ------------------------------
+// No cuda_fp16.h / hip_fp16.h: NVRTC and hiprtc have no include path for them, and their
+// half types differ. The conversions are NumPy's (npy_float/double_to_half): round to
+// nearest even, subnormals, +-inf and -0.0 exact, a NaN keeps its sign and top payload
+// bits, so every half survives half -> float -> half bit for bit. A half converts
+// implicitly to float and from any arithmetic type: an expression of halfs computes in
+// float and rounds once where it is stored as half.
+
+// v >> s rounded to nearest, ties to even (0 < s < bits of U).
+template <class U> __device__ __forceinline__ U shr_rne(U v, U s) {
+  const U q = v >> s, rem = v & ((U(1) << s) - 1), tie = U(1) << (s - 1);
+  return q + (rem > tie || (rem == tie && (q & 1)) ? 1 : 0);
+}
+__device__ __forceinline__ u16 half_bits(f32 x) {
+  const u32 f = (u32)__float_as_int(x), sgn = (f >> 16) & 0x8000u, mag = f & 0x7fffffffu;
+  if (mag > 0x7f800000u) {  // NaN: the top payload bits, never 0 (that would be inf)
+    const u32 p = (mag & 0x7fffffu) >> 13;
+    return (u16)(sgn | 0x7c00u | (p ? p : 1u));
+  }
+  if (mag >= 0x47800000u) return (u16)(sgn | 0x7c00u);                          // inf, |x| >= 2^16
+  if (mag >= 0x38800000u) return (u16)(sgn | shr_rne(mag - 0x38000000u, 13u));  // normal (may round to inf)
+  if (mag < 0x33000000u) return (u16)sgn;                                       // |x| < 2^-25: zero
+  return (u16)(sgn | shr_rne((mag & 0x7fffffu) | 0x800000u, 126u - (mag >> 23)));  // subnormal
+}
+// double -> half directly: through float would round twice.
+__device__ __forceinline__ u16 half_bits(f64 x) {
+  const u64 d = (u64)__double_as_longlong(x), mag = d & 0x7fffffffffffffffull;
+  const u32 sgn = (u32)(d >> 48) & 0x8000u;
+  if (mag > 0x7ff0000000000000ull) {
+    const u32 p = (u32)((mag & 0xfffffffffffffull) >> 42);
+    return (u16)(sgn | 0x7c00u | (p ? p : 1u));
+  }
+  if (mag >= 0x40f0000000000000ull) return (u16)(sgn | 0x7c00u);
+  if (mag >= 0x3f10000000000000ull) return (u16)(sgn | (u32)shr_rne(mag - 0x3f00000000000000ull, 42ull));
+  if (mag < 0x3e60000000000000ull) return (u16)sgn;
+  return (u16)(sgn | (u32)shr_rne((mag & 0xfffffffffffffull) | 0x10000000000000ull, 1051ull - (mag >> 52)));
+}
+__device__ __forceinline__ f32 half_float(u16 h) {
+  const u32 sgn = (u32)(h & 0x8000u) << 16, mag = h & 0x7fffu;
+  if (mag >= 0x7c00u) return __int_as_float((int)(sgn | 0x7f800000u | ((mag & 0x3ffu) << 13)));  // inf, NaN
+  if (mag >= 0x0400u) return __int_as_float((int)(sgn | ((mag + 0x1c000u) << 13)));  // normal: rebias
+  return __int_as_float((int)(sgn | (u32)__float_as_int((f32)mag * 0x1p-24f)));  // subnormal, 0: exact
+}
+
+struct half {
+  u16 bits;
+  half() = default;  // trivial: halfs may live in __shared__ arrays
+  __device__ __forceinline__ half(f32 x) : bits(half_bits(x)) {}
+  __device__ __forceinline__ half(f64 x) : bits(half_bits(x)) {}
+  // integers and bool through float: exact below 2^24, and larger ones overflow either way
+  template <class I> __device__ __forceinline__ half(I v) : bits(half_bits((f32)v)) {}
+  __device__ __forceinline__ operator f32() const { return half_float(bits); }
+  static __device__ __forceinline__ half from_bits(u16 b) { half h; h.bits = b; return h; }
+};
+
+// The type a dtype computes and accumulates in: half in float, rounded once at the end
+// (as NumPy's float16 sums; its float16 cumsum rounds every step), the rest in itself.
+template <class T> struct calc_of { typedef T type; };
+template <> struct calc_of<half> { typedef f32 type; };
+
 // Complex numbers with NumPy's layout (re, im): plain structs, no library types.
 template <class R>
 struct alignas(2 * sizeof(R)) complex {
@@ -124,8 +184,21 @@ template <> struct cast_to<bool> {
   template <class From> __device__ __forceinline__ static bool from(From v) { return v != From(0); }
   template <class R> __device__ __forceinline__ static bool from(complex<R> v) { return v.re != 0 || v.im != 0; }
 };
+// half -> double: a NaN by its bits, since float -> double conversions may return the
+// canonical NaN (NVIDIA's do), losing the sign and payload.
+template <> struct cast_to<f64> {
+  template <class From> __device__ __forceinline__ static f64 from(From v) { return (f64)v; }
+  template <class R> __device__ __forceinline__ static f64 from(complex<R> v) { return (f64)v.re; }
+  __device__ __forceinline__ static f64 from(half v) {
+    if ((v.bits & 0x7fffu) <= 0x7c00u) return (f64)(f32)v;
+    return __longlong_as_double((long long)(((u64)(v.bits & 0x8000u) << 48) | 0x7ff0000000000000ull |
+                                            ((u64)(v.bits & 0x3ffu) << 42)));
+  }
+};
 template <class S> struct cast_to<complex<S> > {
-  template <class From> __device__ __forceinline__ static complex<S> from(From v) { return complex<S>((S)v, S(0)); }
+  template <class From> __device__ __forceinline__ static complex<S> from(From v) {
+    return complex<S>(cast_to<S>::from(v), S(0));
+  }
   template <class R> __device__ __forceinline__ static complex<S> from(complex<R> v) { return complex<S>((S)v.re, (S)v.im); }
 };
 template <class To, class From> __device__ __forceinline__ To cast(From v) { return cast_to<To>::from(v); }

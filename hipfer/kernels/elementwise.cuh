@@ -65,6 +65,8 @@ __device__ __forceinline__ void nd_offsets(i64 i, const Shape& shape, i64* off, 
 template <class R> struct cast_op {
   template <class T> __device__ __forceinline__ R operator()(T x) const { return cast<R>(x); }
 };
+// A half source converts from its own bits (a half -> half copy stays a copy).
+template <class R> struct op_arg<cast_op<R>, half> { typedef half type; };
 
 // complex * real of the same precision (ComplexScale).
 struct scale_op {
@@ -79,7 +81,7 @@ struct gen_fill {
 struct gen_iota {
   template <class W> __device__ __forceinline__ W operator()(i64 i, W a, W b) const {
     if constexpr (is_complex<W>::value) return a + W((typename real_of<W>::type)i) * b;
-    else if constexpr (is_float<W>::value) return a + fm::mul_rn((W)i, b);
+    else if constexpr (is_float<W>::value) return a + (W)fm::mul_rn((W)i, b);  // half: rounds the product too
     else { typedef typename wrap_of<W>::type U; return (W)((U)a + (U)i * (U)b); }
   }
 };
@@ -114,10 +116,10 @@ __global__ void ew_unary_vec(const T* x, R* out, i64 n, int conj) {
     pack<T, V> a = load_pack<V>(x, k);
     pack<R, V> r;
 #pragma unroll
-    for (int j = 0; j < V; ++j) r.v[j] = Op()(maybe_conj(a.v[j], c0));
+    for (int j = 0; j < V; ++j) r.v[j] = op_call<Op>(maybe_conj(a.v[j], c0));
     store_pack<V>(out, k, r);
   }
-  HF_TAIL_LOOP(t, n, V) out[t] = Op()(load(x, t, c0));
+  HF_TAIL_LOOP(t, n, V) out[t] = op_call<Op>(load(x, t, c0));
 }
 
 template <class Op, class T, class R>
@@ -126,7 +128,7 @@ __global__ void ew_unary_nd(const T* x, R* out, i64 n, Shape shape, Strides sx, 
   HF_GRID_LOOP(i, n) {
     i64 off[2];
     nd_offsets(i, shape, off, sx, so);
-    out[off[1]] = Op()(load(x, off[0], c0));
+    out[off[1]] = op_call<Op>(load(x, off[0], c0));
   }
 }
 
@@ -140,10 +142,10 @@ __global__ void ew_binary_vec(const A* a, const B* b, R* out, i64 n, int conj) {
     pack<B, V> pb = load_pack<V>(b, k);
     pack<R, V> r;
 #pragma unroll
-    for (int j = 0; j < V; ++j) r.v[j] = Op()(maybe_conj(pa.v[j], c0), maybe_conj(pb.v[j], c1));
+    for (int j = 0; j < V; ++j) r.v[j] = op_call<Op>(maybe_conj(pa.v[j], c0), maybe_conj(pb.v[j], c1));
     store_pack<V>(out, k, r);
   }
-  HF_TAIL_LOOP(t, n, V) out[t] = Op()(load(a, t, c0), load(b, t, c1));
+  HF_TAIL_LOOP(t, n, V) out[t] = op_call<Op>(load(a, t, c0), load(b, t, c1));
 }
 
 template <class Op, class A, class B, class R>
@@ -153,7 +155,7 @@ __global__ void ew_binary_nd(const A* a, const B* b, R* out, i64 n, Shape shape,
   HF_GRID_LOOP(i, n) {
     i64 off[3];
     nd_offsets(i, shape, off, sa, sb, so);
-    out[off[2]] = Op()(load(a, off[0], c0), load(b, off[1], c1));
+    out[off[2]] = op_call<Op>(load(a, off[0], c0), load(b, off[1], c1));
   }
 }
 
@@ -214,10 +216,12 @@ __global__ void ew_unary_scaled_vec(const T* x, T* out, i64 n, int conj, T alpha
     pack<T, V> a = load_pack<V>(x, k), o{}, r;
     if (rd) o = load_pack<V>(out, k);
 #pragma unroll
-    for (int j = 0; j < V; ++j) r.v[j] = Epi::apply(Op()(maybe_conj(a.v[j], c0)), o.v[j], alpha, beta, rd);
+    for (int j = 0; j < V; ++j)
+      r.v[j] = Epi::apply(T(op_call<Op>(maybe_conj(a.v[j], c0))), o.v[j], alpha, beta, rd);
     store_pack<V>(out, k, r);
   }
-  HF_TAIL_LOOP(t, n, V) out[t] = Epi::apply(Op()(load(x, t, c0)), rd ? out[t] : T(0), alpha, beta, rd);
+  HF_TAIL_LOOP(t, n, V)
+    out[t] = Epi::apply(T(op_call<Op>(load(x, t, c0))), rd ? out[t] : T(0), alpha, beta, rd);
 }
 
 template <class Op, class Epi, class T>
@@ -228,7 +232,7 @@ __global__ void ew_unary_scaled_nd(const T* x, T* out, i64 n, Shape shape, Strid
     i64 off[2];
     nd_offsets(i, shape, off, sx, so);
     T* o = out + off[1];
-    *o = Epi::apply(Op()(load(x, off[0], c0)), rd ? *o : T(0), alpha, beta, rd);
+    *o = Epi::apply(T(op_call<Op>(load(x, off[0], c0))), rd ? *o : T(0), alpha, beta, rd);
   }
 }
 
@@ -242,11 +246,12 @@ __global__ void ew_binary_scaled_vec(const T* a, const T* b, T* out, i64 n, int 
     if (rd) o = load_pack<V>(out, k);
 #pragma unroll
     for (int j = 0; j < V; ++j)
-      r.v[j] = Epi::apply(Op()(maybe_conj(pa.v[j], c0), maybe_conj(pb.v[j], c1)), o.v[j], alpha, beta, rd);
+      r.v[j] = Epi::apply(T(op_call<Op>(maybe_conj(pa.v[j], c0), maybe_conj(pb.v[j], c1))), o.v[j],
+                          alpha, beta, rd);
     store_pack<V>(out, k, r);
   }
   HF_TAIL_LOOP(t, n, V)
-    out[t] = Epi::apply(Op()(load(a, t, c0), load(b, t, c1)), rd ? out[t] : T(0), alpha, beta, rd);
+    out[t] = Epi::apply(T(op_call<Op>(load(a, t, c0), load(b, t, c1))), rd ? out[t] : T(0), alpha, beta, rd);
 }
 
 template <class Op, class Epi, class T>
@@ -257,7 +262,7 @@ __global__ void ew_binary_scaled_nd(const T* a, const T* b, T* out, i64 n, Shape
     i64 off[3];
     nd_offsets(i, shape, off, sa, sb, so);
     T* o = out + off[2];
-    *o = Epi::apply(Op()(load(a, off[0], c0), load(b, off[1], c1)), rd ? *o : T(0), alpha, beta, rd);
+    *o = Epi::apply(T(op_call<Op>(load(a, off[0], c0), load(b, off[1], c1))), rd ? *o : T(0), alpha, beta, rd);
   }
 }
 

@@ -33,6 +33,9 @@ template <> struct limits<u8>  { __device__ static u8  lowest() { return 0; } __
 template <> struct limits<u16> { __device__ static u16 lowest() { return 0; } __device__ static u16 highest() { return (u16)65535; } };
 template <> struct limits<u32> { __device__ static u32 lowest() { return 0; } __device__ static u32 highest() { return 4294967295u; } };
 template <> struct limits<u64> { __device__ static u64 lowest() { return 0; } __device__ static u64 highest() { return 18446744073709551615ull; } };
+template <> struct limits<half> {
+  __device__ static half lowest() { return half::from_bits(0xfc00u); }  // -inf
+  __device__ static half highest() { return half::from_bits(0x7c00u); } };
 template <> struct limits<f32> { __device__ static f32 lowest() { return -__int_as_float(0x7f800000); } __device__ static f32 highest() { return __int_as_float(0x7f800000); } };
 template <> struct limits<f64> { __device__ static f64 lowest() { return -__longlong_as_double(0x7ff0000000000000LL); } __device__ static f64 highest() { return __longlong_as_double(0x7ff0000000000000LL); } };
 

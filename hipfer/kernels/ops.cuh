@@ -19,7 +19,9 @@ namespace hf {
 // ---- type classes --------------------------------------------------------------
 template <class A, class B> struct is_same { static const bool value = false; };
 template <class A> struct is_same<A, A> { static const bool value = true; };
-template <class T> struct is_float { static const bool value = is_same<T, f32>::value || is_same<T, f64>::value; };
+template <class T> struct is_float {
+  static const bool value = is_same<T, f32>::value || is_same<T, f64>::value || is_same<T, half>::value;
+};
 template <class T> struct is_bool { static const bool value = is_same<T, bool>::value; };
 template <class T> struct is_int {
   static const bool value = !is_bool<T>::value && !is_float<T>::value && !is_complex<T>::value;
@@ -881,6 +883,15 @@ HF_OP f64 next_toward(f64 a, f64 b) {
   return __longlong_as_double((a < b) == (a > 0) ? i + 1 : i - 1);
 }
 
+// half steps in half ulps (NumPy's npy_half_nextafter): through float it would round
+// back to a.
+HF_OP half next_toward(half a, half b) {
+  if (a != a || b != b) return (f32)a + (f32)b;
+  if ((f32)a == (f32)b) return b;
+  if ((f32)a == 0) return half::from_bits(b > 0 ? 1 : 0x8001);
+  return half::from_bits((u16)((a < b) == (a > 0) ? a.bits + 1 : a.bits - 1));
+}
+
 struct op_nextafter {
   template <class T> HF_OP T operator()(T a, T b) const { return next_toward(a, b); }
 };
@@ -895,5 +906,14 @@ struct op_logaddexp {
     return d;  // NaN
   }
 };
+
+// ---- applying an op: float16 computes in float -----------------------------------------
+// A half operand reaches the op as float, and the result rounds once where it is stored,
+// as NumPy's float16 loops do (half to float, the float function, float to half). An op
+// that must see the half itself says so with an op_arg specialization (nextafter here,
+// cast_op in elementwise.cuh).
+template <class Op, class T> struct op_arg { typedef typename calc_of<T>::type type; };
+template <> struct op_arg<op_nextafter, half> { typedef half type; };
+template <class Op, class... T> HF_OP auto op_call(T... x) { return Op()((typename op_arg<Op, T>::type)x...); }
 
 }  // namespace hf

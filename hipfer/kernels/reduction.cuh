@@ -60,6 +60,7 @@ HF_RED_LIMITS(u32, (u32)0, (u32)4294967295u)
 HF_RED_LIMITS(u64, (u64)0, (u64)18446744073709551615ull)
 HF_RED_LIMITS(f32, __int_as_float(0xff800000), __int_as_float(0x7f800000))
 HF_RED_LIMITS(f64, __longlong_as_double(0xfff0000000000000LL), __longlong_as_double(0x7ff0000000000000LL))
+HF_RED_LIMITS(half, half::from_bits(0xfc00u), half::from_bits(0x7c00u))
 #undef HF_RED_LIMITS
 
 // ---- pre-ops of ComplexRealReduce: reduce(pre(x)) in one pass ---------------------------
@@ -76,24 +77,25 @@ struct pre_imag { template <class R> __device__ static R apply(complex<R> x) { r
 //   init()          the identity,          step(acc, x)  fold in one (loaded) element,
 //   merge(a, b)     combine two partials,  finalize(acc, params)  the result.
 // mode selects a variant of finalize: MEAN = SUM then / count; STD = sqrt(VAR).
+// Sums, products and moments accumulate in calc_of<Out> (float for half).
 struct red_params { i64 count; f64 corr; i32 mode; };
 
 template <class In, class Out, class Pre>
 struct red_sum {
-  typedef In in_t; typedef Out acc_t; typedef Out out_t;
+  typedef In in_t; typedef typename calc_of<Out>::type acc_t; typedef Out out_t;
   __device__ static acc_t init() { return acc_t(0); }
-  __device__ static acc_t step(acc_t a, In x) { return wrap_add(a, cast<Out>(Pre::apply(x))); }
+  __device__ static acc_t step(acc_t a, In x) { return wrap_add(a, cast<acc_t>(Pre::apply(x))); }
   __device__ static acc_t merge(acc_t a, acc_t b) { return wrap_add(a, b); }
-  __device__ static Out finalize(acc_t a, const red_params& p) { return p.mode ? red_div(a, p.count) : a; }
+  __device__ static Out finalize(acc_t a, const red_params& p) { return Out(p.mode ? red_div(a, p.count) : a); }
 };
 
 template <class In, class Out, class Pre>
 struct red_prod {
-  typedef In in_t; typedef Out acc_t; typedef Out out_t;
+  typedef In in_t; typedef typename calc_of<Out>::type acc_t; typedef Out out_t;
   __device__ static acc_t init() { return acc_t(1); }
-  __device__ static acc_t step(acc_t a, In x) { return wrap_mul(a, cast<Out>(Pre::apply(x))); }
+  __device__ static acc_t step(acc_t a, In x) { return wrap_mul(a, cast<acc_t>(Pre::apply(x))); }
   __device__ static acc_t merge(acc_t a, acc_t b) { return wrap_mul(a, b); }
-  __device__ static Out finalize(acc_t a, const red_params&) { return a; }
+  __device__ static Out finalize(acc_t a, const red_params&) { return Out(a); }
 };
 
 // MAX / MIN propagate NaN from either side.
@@ -144,14 +146,14 @@ struct red_welford {
 
 template <class In, class Out>
 struct red_var {
-  typedef Out R;
-  typedef In in_t; typedef red_welford<In> acc_t; typedef Out out_t;
-  __device__ static acc_t init() { acc_t a; a.mean = In(0); a.m2 = R(0); a.n = 0; return a; }
+  typedef typename calc_of<In>::type C; typedef typename calc_of<Out>::type R;
+  typedef In in_t; typedef red_welford<C> acc_t; typedef Out out_t;
+  __device__ static acc_t init() { acc_t a; a.mean = C(0); a.m2 = R(0); a.n = 0; return a; }
   __device__ static acc_t step(acc_t a, In x) {
     a.n += 1;
-    const In d = x - a.mean;
+    const C xc = cast<C>(x), d = xc - a.mean;
     a.mean = a.mean + red_scale(d, R(1) / (R)a.n);
-    a.m2 += red_dot(d, x - a.mean);
+    a.m2 += red_dot(d, xc - a.mean);
     return a;
   }
   __device__ static acc_t merge(acc_t a, acc_t b) {
@@ -159,7 +161,7 @@ struct red_var {
     if (b.n == 0) return a;
     const i64 n = a.n + b.n;
     const R fb = (R)b.n / (R)n;
-    const In d = b.mean - a.mean;
+    const C d = b.mean - a.mean;
     acc_t r;
     r.mean = a.mean + red_scale(d, fb);
     r.m2 = a.m2 + b.m2 + red_dot(d, d) * ((R)a.n * fb);
@@ -171,7 +173,7 @@ struct red_var {
     f64 dof = (f64)a.n - p.corr;
     if (dof < 0) dof = 0;
     const R v = a.m2 / (R)dof;
-    return p.mode ? red_sqrt(v) : v;
+    return Out(p.mode ? red_sqrt(v) : v);
   }
 };
 
@@ -187,6 +189,7 @@ __device__ __forceinline__ i8 red_shfl(i8 v, int d) { return (i8)red_shfl((i32)v
 __device__ __forceinline__ i16 red_shfl(i16 v, int d) { return (i16)red_shfl((i32)v, d); }
 __device__ __forceinline__ u8 red_shfl(u8 v, int d) { return (u8)red_shfl((u32)v, d); }
 __device__ __forceinline__ u16 red_shfl(u16 v, int d) { return (u16)red_shfl((u32)v, d); }
+__device__ __forceinline__ half red_shfl(half v, int d) { return half::from_bits(red_shfl(v.bits, d)); }
 template <class R> __device__ __forceinline__ complex<R> red_shfl(complex<R> v, int d) {
   return complex<R>(red_shfl(v.re, d), red_shfl(v.im, d));
 }

@@ -29,11 +29,13 @@ __device__ __forceinline__ u64 rng_bits(u64 seed, u64 counter) {
   return rng_mix(seed + (counter + 1) * RNG_GOLDEN);
 }
 
-// The top 24 (53) bits scaled by 2^-24 (2^-53): exact, in [0, 1).
+// The top 11 (24, 53) bits scaled by 2^-11 (2^-24, 2^-53): exact, in [0, 1).
+__device__ __forceinline__ f32 rng_uniform16(u64 b) { return (f32)(b >> 53) * 0x1p-11f; }
 __device__ __forceinline__ f32 rng_uniform32(u64 b) { return (f32)(b >> 40) * 0x1p-24f; }
 __device__ __forceinline__ f64 rng_uniform64(u64 b) { return (f64)(b >> 11) * 0x1p-53; }
 
 template <class T> __device__ __forceinline__ T rng_uniform(u64 b);
+template <> __device__ __forceinline__ half rng_uniform<half>(u64 b) { return half(rng_uniform16(b)); }
 template <> __device__ __forceinline__ f32 rng_uniform<f32>(u64 b) { return rng_uniform32(b); }
 template <> __device__ __forceinline__ f64 rng_uniform<f64>(u64 b) { return rng_uniform64(b); }
 

@@ -12,12 +12,18 @@ namespace hf {
 
 template <class T> struct sort_key { typedef T type; };
 template <> struct sort_key<bool> { typedef u8 type; };
+template <> struct sort_key<half> { typedef i16 type; };
 template <> struct sort_key<f32> { typedef i32 type; };
 template <> struct sort_key<f64> { typedef i64 type; };
 
 template <class T> __device__ __forceinline__ typename sort_key<T>::type sort_key_of(T x) { return x; }
 template <> __device__ __forceinline__ u8 sort_key_of<bool>(bool x) { return x ? 1 : 0; }
 // Sign-magnitude to two's complement: -m for negative floats, so -0.0 and +0.0 share 0.
+template <> __device__ __forceinline__ i16 sort_key_of<half>(half x) {
+  if (x != x) return 0x7fff;
+  const i16 m = (i16)(x.bits & 0x7fff);
+  return (x.bits & 0x8000) ? (i16)-m : m;
+}
 template <> __device__ __forceinline__ i32 sort_key_of<f32>(f32 x) {
   if (x != x) return 0x7fffffff;
   i32 b = __float_as_int(x);

@@ -6,6 +6,7 @@ stream, and any slice of it can be made without the ones before:
     bits(seed, k)   = mix(seed + (k + 1) * 0x9E3779B97F4A7C15)         (mod 2^64)
     mix(z)          = SplitMix64's output function
     uniform32(s, k) = (bits >> 40) * 2^-24        uniform64(s, k) = (bits >> 11) * 2^-53
+    uniform16(s, k) = (bits >> 53) * 2^-11        (exact in float16, so never 1.0)
     integer(s, k)   = low + mulhi64(bits, high - low)
     normal: outputs 2p and 2p+1 share counters (offset + 2p, offset + 2p + 1):
             r = sqrt(-2 log(1 - u1)), t = 2 pi u2 -> r cos t, r sin t   (u* uniform64,
@@ -45,6 +46,8 @@ def counters(offset: int, n: int) -> np.ndarray:
 
 def uniform(seed: int, offset: int, n: int, dtype) -> np.ndarray:
     b = bits(seed, counters(offset, n))
+    if np.dtype(dtype) == np.float16:
+        return ((b >> np.uint64(53)).astype(np.float16) * np.float16(2.0 ** -11))
     if np.dtype(dtype) == np.float32:
         return ((b >> np.uint64(40)).astype(np.float32) * np.float32(2.0 ** -24))
     return (b >> np.uint64(11)).astype(np.float64) * (2.0 ** -53)

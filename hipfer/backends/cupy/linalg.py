@@ -73,7 +73,8 @@ class _Factorize:
     def supports(self, desc, dtypes) -> bool:
         if desc.kind in (K.EIG, K.EIGVALS) and cupy.cuda.runtime.is_hip:
             return False
-        return dtypes is None or all(np.dtype(t).kind in "fc" for t in dtypes)
+        # no float16: the solver libraries have no half routines (NumPy's LAPACK neither)
+        return dtypes is None or all(np.dtype(t).kind in "fc" and np.dtype(t).itemsize > 2 for t in dtypes)
 
     def why_not(self, desc, dtypes) -> str:
         if desc.kind in (K.EIG, K.EIGVALS) and cupy.cuda.runtime.is_hip:

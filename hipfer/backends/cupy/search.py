@@ -12,7 +12,7 @@ import functools
 import cupy
 import numpy as np
 
-from ...kernels import CTYPE
+from ...kernels import CTYPE, calc_dtype
 from ...kernels import scan as KS
 from ...kernels import search as KR
 from ...kernels.indexing import size_of
@@ -87,9 +87,10 @@ class _Scanner:
         self.per_thread = KS.one_thread_per_line(g.n_lines, g.length)
         self.n_tiles = KS.n_tiles(g.length)
         self.carries = None
+        self.acc_dt = calc_dtype(dt)  # the tile totals and carries (float32 for float16)
         if not self.per_thread and self.n_tiles > 1:
             # the carries: an include_initial scan of the (n_lines, n_tiles) tile totals
-            self.carries = _Scanner(op, dt, (g.n_lines, self.n_tiles), (self.n_tiles, 1), 1,
+            self.carries = _Scanner(op, self.acc_dt, (g.n_lines, self.n_tiles), (self.n_tiles, 1), 1,
                                     True, False)
 
     def __call__(self, x, out):
@@ -107,8 +108,8 @@ class _Scanner:
                          + common + (np.int64(g.length), np.int64(1)))
             return
         tail = (np.int64(KS.TILE), np.int64(nt))
-        totals = cupy.empty((g.n_lines, nt), self.dt)
-        carry = cupy.empty((g.n_lines, nt + 1), self.dt)
+        totals = cupy.empty((g.n_lines, nt), self.acc_dt)
+        carry = cupy.empty((g.n_lines, nt + 1), self.acc_dt)
         self.tiles_k(grid, (KS.BLOCK,), (x, self.cj, out, totals, out, np.int32(KS.MODE_TOTALS))
                      + common + tail)
         self.carries(totals, carry)

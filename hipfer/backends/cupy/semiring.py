@@ -6,6 +6,7 @@ BatchedGemm, by semiring and dtype:
   and broadcast batches a zero batch stride; ``hipfer.kernels.gemm.plan_blas`` picks
   the layout (pure Python, tested on the CPU) and copies an operand only when BLAS
   cannot read it in place.
+* standard, float16: the float32 call on float32 copies, rounded once into out.
 * standard, integer and bool: ``cupy.matmul``, then alpha/beta in the result dtype.
 * tropical (MAX_PLUS, MIN_PLUS, MAX_MUL): our tiled kernel ``hf::gemm_semiring``
   (kernels/gemm.cuh), which reads any strides, so nothing is ever copied.
@@ -119,6 +120,8 @@ class _BatchedGemm:
             return _tropical_run(desc, dt, shapes, outs[0][0])
         if dt.char in _BLAS_FUNCS:
             return _blas_run(desc, dt, shapes, outs[0][0], conj)
+        if dt == np.float16:
+            return _half_run(desc, shapes, outs[0][0], conj)
         return _matmul_run(desc, dt, shapes)
 
 
@@ -158,6 +161,23 @@ def _blas_run(desc, dt, shapes, out_shape, conj):
         _gemm_strided_batched(func_name, call, a, b, c, alpha_h, beta_h)
         if c is not out:
             out[...] = c
+
+    return run
+
+
+def _half_run(desc, shapes, out_shape, conj):
+    """Standard float16 GEMM: sgemm on float32 copies (exact), one rounding into out.
+    hipBLAS and cuBLAS spell their mixed-precision gemmEx differently; this path is the
+    same on both and rounds no partial sum to half."""
+    f32 = np.dtype(np.float32)
+    gemm = _blas_run(desc, f32, shapes, out_shape, conj)
+
+    def run(inputs, out, alpha=1, beta=0):
+        if out.size == 0:
+            return
+        c = cupy.empty(out.shape, f32) if beta == 0 else out.astype(f32)
+        gemm(tuple(x.astype(f32) for x in inputs), c, alpha, beta)
+        out[...] = c
 
     return run
 
