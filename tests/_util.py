@@ -10,17 +10,18 @@ import numpy as np
 BOOL = [np.dtype(np.bool_)]
 INTS = [np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64)]
 UINTS = [np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64)]
-FLOATS = [np.dtype(np.float32), np.dtype(np.float64)]
+FLOATS = [np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)]
 COMPLEX = [np.dtype(np.complex64), np.dtype(np.complex128)]
 ALL_DTYPES = BOOL + INTS + UINTS + FLOATS + COMPLEX
 INDEX_DTYPES = [np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8,
                                       np.uint32, np.uint64)]
 
-# elementwise float ops: GPU math libraries differ from NumPy's by a few ulps
-RTOL = {np.dtype(np.float32): 2e-6, np.dtype(np.float64): 1e-14,
+# elementwise float ops: GPU math libraries differ from NumPy's by a few ulps (float16
+# computes in float32 and rounds once: a float32 ulp can move it by one float16 ulp)
+RTOL = {np.dtype(np.float16): 2e-3, np.dtype(np.float32): 2e-6, np.dtype(np.float64): 1e-14,
         np.dtype(np.complex64): 1e-5, np.dtype(np.complex128): 1e-12}
 # accumulations (sums, products, GEMM): relative to the sum of magnitudes
-ACC_RTOL = {np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-12,
+ACC_RTOL = {np.dtype(np.float16): 2e-3, np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-12,
             np.dtype(np.complex64): 1e-5, np.dtype(np.complex128): 1e-12}
 
 

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from hipfer.prims import descriptors as d
+from hipfer.prims.infer import real_dtype
 from hipfer.prims.optable import ReduceOp, UnaryOp
 
 from _util import (COMPLEX, FLOATS, assert_accumulated, assert_elementwise, assert_same, dtypes_of, layouts,
@@ -65,7 +66,7 @@ def _check(be, desc, x, xn, op, modes_c, axes, out_dtype, correction=0.0, conj=N
     assert got.dtype == out_dtype
     if out_dtype.kind in "fc":
         if op in (ReduceOp.VAR, ReduceOp.STD):
-            rtol = 1e-4 if out_dtype == np.float32 else 1e-10
+            rtol = {np.float16: 5e-3, np.float32: 1e-4}.get(out_dtype.type, 1e-10)
             np.testing.assert_allclose(got, expected, rtol=rtol, equal_nan=True)
         elif op in (ReduceOp.MAX, ReduceOp.MIN):
             assert_same(got, expected.astype(out_dtype))
@@ -179,7 +180,7 @@ def test_integer_sums_wrap(be):
 @pytest.mark.parametrize("op", [ReduceOp.VAR, ReduceOp.STD])
 @pytest.mark.parametrize("dt", FLOATS + COMPLEX, ids=str)
 def test_var_std(be, rng, op, dt):
-    odt = np.dtype(np.float32) if dt in (np.float32, np.complex64) else np.dtype(np.float64)
+    odt = real_dtype(dt)
     for modes_c, axes in MODE_CASES:
         n = int(np.prod([(3, 4, 5)[a] for a in axes]))
         for correction in (0.0, 1.0, float(n), n + 2.5):

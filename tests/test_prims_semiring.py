@@ -92,7 +92,7 @@ def _check_gemm(got, A, B, dt, semiring):
 # -------------------------------------------------------------------- BatchedGemm
 _GEMM = [(Semiring.STANDARD, t) for t in dtypes_of("biufc")
          if t not in (np.int16, np.uint16, np.uint32)] + \
-        [(s, t) for s in TROPICAL for t in (np.dtype(np.float32), np.dtype(np.float64),
+        [(s, t) for s in TROPICAL for t in (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64),
                                             np.dtype(np.int32), np.dtype(np.uint8))]
 
 
@@ -137,7 +137,7 @@ def test_gemm_conj_flags(be, rng, dt):
             _check_gemm(got, A, B, dt, Semiring.STANDARD)
 
 
-@pytest.mark.parametrize("dt", [np.dtype(t) for t in (np.float32, np.float64, np.complex128,
+@pytest.mark.parametrize("dt", [np.dtype(t) for t in (np.float16, np.float32, np.float64, np.complex128,
                                                       np.int32, np.uint8)], ids=str)
 def test_gemm_alpha_beta(be, rng, dt):
     desc = d.BatchedGemm()
@@ -291,8 +291,8 @@ def test_contract_alpha_beta(be, rng, dt):
 
 
 # ---------------------------------------------------------- ElementwiseBinary
-_EWB = [(Semiring.STANDARD, t) for t in dtypes_of("biufc") if t.itemsize != 2] + \
-       [(s, np.dtype(t)) for s in TROPICAL for t in (np.float32, np.int64, np.uint8)]
+_EWB = [(Semiring.STANDARD, t) for t in dtypes_of("biufc") if t.itemsize != 2 or t.kind == "f"] + \
+       [(s, np.dtype(t)) for s in TROPICAL for t in (np.float16, np.float32, np.int64, np.uint8)]
 
 
 @pytest.mark.parametrize("semiring,dt", _EWB, ids=[f"{s.name}-{t}" for s, t in _EWB])
