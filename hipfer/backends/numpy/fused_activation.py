@@ -1,4 +1,116 @@
-"""Fused activation ops on NumPy (the reference; see hipfer.prims.fused_ops.activation)."""
+"""Fused activation ops on NumPy (the reference; see hipfer.prims.fused_ops.activation).
+
+Each formula is evaluated in the same order as hipfer/kernels/fused_activation.cuh, so
+the two backends differ only by the math library (exp, tanh, log1p) and by the GPU
+compiler's fused multiply-adds; the dropout mask and output are bit-identical.
+"""
 from __future__ import annotations
 
-MAKERS: dict = {}
+import numpy as np
+
+from ...prims import counter_rng
+from ...prims.fused_ops.activation import dropout_counters, dropout_scale
+
+
+def sigmoid(x):
+    """Overflow-free: exp only ever of -|x| (e / (1 + e) for x < 0); NaN stays NaN."""
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+def _relu(x):
+    return np.where(x <= 0, x.dtype.type(0), x)  # NaN <= 0 is False: NaN passes; -0.0 -> +0
+
+
+FORWARD = {
+    "relu": _relu,
+    "tanh": np.tanh,
+    "sigmoid": sigmoid,
+    "silu": lambda x: x * sigmoid(x),
+    "exp": np.exp,
+    "neg": np.negative,
+}
+
+# grad * f'(.) from the saved tensor v (x or y: BACKWARD_ARG in the op table)
+BACKWARD = {
+    "relu": lambda g, x: np.where(x > 0, g, g.dtype.type(0)),
+    "silu": lambda g, x: g * (sigmoid(x) * (1 + x * (1 - sigmoid(x)))),
+    "tanh": lambda g, y: g * (1 - y * y),
+    "sigmoid": lambda g, y: g * (y * (1 - y)),
+    "exp": lambda g, y: g * y,
+}
+
+
+def _activation(desc, dtypes, shapes, outs):
+    f = FORWARD[desc.get("name")]
+
+    def run(inputs, out):
+        with np.errstate(all="ignore"):  # exp overflow, inf - inf: IEEE results wanted
+            out[...] = f(inputs[0])
+    return run
+
+
+def _activation_backward(desc, dtypes, shapes, outs):
+    f = BACKWARD[desc.get("name")]
+
+    def run(inputs, out):
+        with np.errstate(all="ignore"):
+            out[...] = f(*inputs)
+    return run
+
+
+def _dropout(desc, dtypes, shapes, outs):
+    def run(inputs, out, p, seed, offset=0):
+        (x,), (y, mask) = inputs, out
+        scale = y.dtype.type(dropout_scale(p))
+        seed, offset = dropout_counters(seed, offset)
+        u = counter_rng.uniform(seed, offset, x.size, np.float32).reshape(x.shape)
+        np.greater_equal(u.astype(np.float64), float(p), out=mask)  # dropped iff u < p, exactly
+        with np.errstate(all="ignore"):
+            y[...] = np.where(mask, x * scale, y.dtype.type(0))  # a dropped inf/NaN gives 0
+    return run
+
+
+def _dropout_backward(desc, dtypes, shapes, outs):
+    def run(inputs, out, p):
+        g, mask = inputs
+        scale = out.dtype.type(dropout_scale(p))
+        with np.errstate(all="ignore"):
+            out[...] = np.where(mask, g * scale, out.dtype.type(0))
+    return run
+
+
+def bce_loss(x, y):
+    return (np.maximum(x, 0) - x * y) + np.log1p(np.exp(-np.abs(x)))
+
+
+def _bce(desc, dtypes, shapes, outs):
+    mean = desc.get("reduction", "none") == "mean"
+
+    def run(inputs, out):
+        with np.errstate(all="ignore"):
+            loss = bce_loss(*inputs)
+            out[...] = (loss.sum() / loss.size if loss.size else np.nan) if mean else loss
+    return run
+
+
+def _bce_backward(desc, dtypes, shapes, outs):
+    mean = desc.get("reduction", "none") == "mean"
+
+    def run(inputs, out):
+        g, x, y = inputs
+        with np.errstate(all="ignore"):
+            if mean:
+                g = g / out.dtype.type(x.size)
+            out[...] = g * (sigmoid(x) - y)
+    return run
+
+
+MAKERS = {
+    "activation": _activation,
+    "activation_backward": _activation_backward,
+    "dropout": _dropout,
+    "dropout_backward": _dropout_backward,
+    "bce_with_logits": _bce,
+    "bce_with_logits_backward": _bce_backward,
+}
