@@ -1,4 +1,169 @@
-"""hipfer.nn, conv ops (FusedPrims; rules in hipfer.prims.fused_ops.conv)."""
+"""hipfer.nn, conv ops (FusedPrims; rules in hipfer.prims.fused_ops.conv).
+
+NCHW, two spatial axes. kernel_size, stride, padding and dilation are an int or an
+(height, width) pair. conv2d is composed here from the fused pieces: im2col, one
+batched GEMM, and col2im_add for the input gradient.
+"""
 from __future__ import annotations
 
-__all__: list = []
+import operator
+
+from .. import matmul, matrix_transpose, reshape, sum as _sum, tensordot
+from ..prims import descriptors as d
+from ..prims.fused_ops.conv import geometry
+from ._common import fused, tensor
+
+__all__ = ["im2col", "col2im_add", "max_pool", "max_unpool", "avg_pool", "avg_pool_backward",
+           "conv2d", "conv2d_backward"]
+
+
+def _pair(v, name: str, what: str) -> tuple:
+    try:
+        t = (v, v) if not hasattr(v, "__len__") else tuple(v)
+        t = tuple(operator.index(e) for e in t)
+    except TypeError:
+        t = ()
+    if len(t) != 2:
+        raise TypeError(f"{name}(): {what} must be an int or a pair of ints, got {v!r}")
+    return t
+
+
+def _window(name, kernel_size, stride, padding, dilation=None) -> dict:
+    k = _pair(kernel_size, name, "kernel_size")
+    p = {"kernel": k, "stride": k if stride is None else _pair(stride, name, "stride"),
+         "padding": _pair(padding, name, "padding")}
+    if dilation is not None:
+        p["dilation"] = _pair(dilation, name, "dilation")
+    return p
+
+
+def _x_shape(x_shape, name: str) -> tuple:
+    try:
+        s = tuple(operator.index(e) for e in x_shape)
+    except TypeError:
+        s = ()
+    if len(s) != 4:
+        raise ValueError(f"{name}(): x_shape must be (N, C, H, W), got {x_shape!r}")
+    return s
+
+
+def _to_x(op, operands, params, x_shape):
+    """Run an op whose output has x_shape (N, C, H, W): the op takes (H, W), and checks
+    the operands against it; (N, C) come from the operands and must agree."""
+    s = _x_shape(x_shape, op)
+    dx = fused(op, operands, dict(params, x_hw=s[2:]))
+    if dx.shape != s:
+        raise ValueError(f"{op}(): x_shape {s} has (N, C) {s[:2]}, the operands give {dx.shape[:2]}")
+    return dx
+
+
+def im2col(x, kernel_size, *, stride=1, padding=0, dilation=1):
+    """Columns of x (N, C, H, W): shape (N, C*kh*kw, oh*ow), row (c*kh + i)*kw + j holding
+    tap (i, j) of channel c at every output position (torch.nn.functional.unfold's
+    layout); padding taps read 0. conv2d is then one batched GEMM, w (Cout, C*kh*kw) @
+    columns, whose result is already NCHW."""
+    x = tensor(x, "im2col")
+    return fused("im2col", [x], _window("im2col", kernel_size, stride, padding, dilation))
+
+
+def col2im_add(cols, x_shape, kernel_size, *, stride=1, padding=0, dilation=1):
+    """The adjoint of im2col (torch's fold): x of x_shape (N, C, H, W) where each element
+    sums the column entries im2col would copy it to. A gather in a fixed tap order: no
+    atomics, the same bits every run."""
+    cols = tensor(cols, "col2im_add", "cols")
+    params = _window("col2im_add", kernel_size, stride, padding, dilation)
+    return _to_x("col2im_add", [cols], params, x_shape)
+
+
+def max_pool(x, kernel_size, *, stride=None, padding=0):
+    """(y, argmax): the maximum of each window of x (N, C, H, W) and its flat index
+    iy*W + ix in the input plane (int64). stride defaults to kernel_size; padding (at
+    most half the kernel) never wins; ties go to the first element of the window in
+    row-major order; a NaN wins (the first NaN), as in PyTorch."""
+    x = tensor(x, "max_pool")
+    return fused("max_pool", [x], _window("max_pool", kernel_size, stride, padding))
+
+
+def max_unpool(y, argmax, x_shape, kernel_size, *, stride=None, padding=0):
+    """max_pool's backward: x_shape (N, C, H, W) zeros, plus each y at its window's argmax.
+    Overlapping windows accumulate as a gather in a fixed order (deterministic). The
+    window geometry is max_pool's; an argmax that is not a position inside its own window
+    is an IndexError (checked on the device)."""
+    y, argmax = tensor(y, "max_unpool", "y"), tensor(argmax, "max_unpool", "argmax")
+    return _to_x("max_unpool", [y, argmax], _window("max_unpool", kernel_size, stride, padding),
+                 x_shape)
+
+
+def avg_pool(x, kernel_size, *, stride=None, padding=0, count_include_pad=True):
+    """The mean of each window of x (N, C, H, W); padding (at most half the kernel) adds 0
+    and counts in the divisor when count_include_pad. stride defaults to kernel_size."""
+    x = tensor(x, "avg_pool")
+    params = _window("avg_pool", kernel_size, stride, padding)
+    params["count_include_pad"] = bool(count_include_pad)
+    return fused("avg_pool", [x], params)
+
+
+def avg_pool_backward(grad, x_shape, kernel_size, *, stride=None, padding=0,
+                      count_include_pad=True):
+    """avg_pool's backward: dx of x_shape (N, C, H, W), each element summing grad / divisor
+    over the windows that hold it (a gather, deterministic)."""
+    grad = tensor(grad, "avg_pool_backward", "grad")
+    params = _window("avg_pool_backward", kernel_size, stride, padding)
+    params["count_include_pad"] = bool(count_include_pad)
+    return _to_x("avg_pool_backward", [grad], params, x_shape)
+
+
+def _conv_operands(name, x, w):
+    x, w = tensor(x, name), tensor(w, name, "w")
+    if w.ndim != 4:
+        raise ValueError(f"{name}(): w must be 4-d (Cout, C, kh, kw), got shape {w.shape}")
+    if x.ndim == 4 and x.shape[1] != w.shape[1]:
+        raise ValueError(f"{name}(): x has {x.shape[1]} channels, w expects {w.shape[1]}")
+    if x.dtype != w.dtype:
+        raise TypeError(f"{name}(): x and w dtypes differ ({x.dtype} and {w.dtype})")
+    return x, w
+
+
+def _columns(name, x, w, stride, padding, dilation):
+    """(im2col(x) for w's kernel, (oh, ow))."""
+    params = _window(name, w.shape[2:], stride, padding, dilation)
+    cols = fused("im2col", [x], params)
+    return cols, geometry(d.Fused.of("im2col", **params), x.shape[2:])[4]
+
+
+def conv2d(x, w, b=None, *, stride=1, padding=0, dilation=1):
+    """Cross-correlation of x (N, C, H, W) with w (Cout, C, kh, kw), plus b (Cout,):
+    (N, Cout, oh, ow), as torch.nn.functional.conv2d. One im2col and one batched GEMM."""
+    x, w = _conv_operands("conv2d", x, w)
+    co = w.shape[0]
+    cols, o = _columns("conv2d", x, w, stride, padding, dilation)
+    y = matmul(reshape(w, (co, cols.shape[1])), cols)  # (N, Cout, oh*ow)
+    if b is not None:
+        b = tensor(b, "conv2d", "b")
+        if b.shape != (co,):
+            raise ValueError(f"conv2d(): b must have shape ({co},), got {b.shape}")
+        if b.dtype != x.dtype:
+            raise TypeError(f"conv2d(): x and b dtypes differ ({x.dtype} and {b.dtype})")
+        y = y + reshape(b, (co, 1))
+    return reshape(y, (x.shape[0], co) + o)
+
+
+def conv2d_backward(grad, x, w, *, stride=1, padding=0, dilation=1):
+    """(dx, dw, db) of conv2d(x, w, b) for the output gradient grad (N, Cout, oh, ow):
+    dx = col2im_add(w^T @ grad), dw = grad @ im2col(x)^T summed over the batch (one
+    tensordot), db = grad summed over (N, oh, ow). Deterministic (no atomics anywhere)."""
+    x, w = _conv_operands("conv2d_backward", x, w)
+    grad = tensor(grad, "conv2d_backward", "grad")
+    co = w.shape[0]
+    cols, o = _columns("conv2d_backward", x, w, stride, padding, dilation)
+    n, kk, L = cols.shape
+    if grad.shape != (n, co) + o:
+        raise ValueError(f"conv2d_backward(): grad has shape {grad.shape}, conv2d's output "
+                         f"has {(n, co) + o}")
+    if grad.dtype != x.dtype:
+        raise TypeError(f"conv2d_backward(): grad and x dtypes differ ({grad.dtype} and {x.dtype})")
+    g3 = reshape(grad, (n, co, L))
+    dw = reshape(tensordot(g3, cols, axes=([0, 2], [0, 2])), w.shape)
+    dcols = matmul(matrix_transpose(reshape(w, (co, kk))), g3)  # (N, C*kh*kw, L)
+    dx = col2im_add(dcols, x.shape, w.shape[2:], stride=stride, padding=padding, dilation=dilation)
+    return dx, dw, _sum(grad, axis=(0, 2, 3))

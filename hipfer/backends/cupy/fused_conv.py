@@ -1,4 +1,85 @@
 """Fused conv ops on the GPU (hipfer/kernels/fused_conv.cuh)."""
 from __future__ import annotations
 
-MAKERS: dict = {}
+import cupy
+import numpy as np
+
+from ...kernels import fused_conv as K
+from ...prims.fused_ops.conv import geometry
+from ..numpy.fused_conv import bad_argmax
+from ._engine import BLOCK, device_props, error_flag, get_kernels
+
+#: hf::conv_geom, field for field
+GEOM = np.dtype([(f, "<i4") for f in ("h", "w", "oh", "ow", "kh", "kw", "sh", "sw", "ph", "pw",
+                                      "dh", "dw")], align=True)
+
+
+def _geom(desc, hw, pool):
+    k, s, p, d, o = geometry(desc, hw, pool=pool)
+    if max(hw[0] * hw[1], o[0] * o[1], k[0] * k[1] * o[0] * o[1]) >= 2 ** 31:
+        raise ValueError(f"{desc!r}: planes of 2^31 or more elements are not supported on the GPU")
+    g = np.zeros((), GEOM)
+    for name, v in zip(GEOM.names, hw + o + k + s + p + d):
+        g[name] = v
+    return g[()]
+
+
+def _kernel(op: str, dt):
+    """One kernel of the group: the group compiles once, on first use, for all ops."""
+    exprs = K.instances()[0][2]
+    return get_kernels(K.FILE, exprs)[exprs.index(K.expr(op, dt))]
+
+
+def _launch(planes: int, n: int):
+    """(grid, block) for threads (plane, position < n): a block spans up to 256
+    positions of 256 // that planes, so small planes still fill their blocks."""
+    bx = min(BLOCK, max(32, 1 << (n - 1).bit_length()))
+    by = BLOCK // bx
+    cap = device_props(cupy.cuda.runtime.getDevice())["sm_count"] * 32
+    gx = min(-(-n // bx), cap)
+    gy = min(-(-planes // by), max(1, cap // gx), 65535)
+    return (gx, gy), (bx, by)
+
+
+def _maker(op, pool, gather):
+    """make(desc, dtypes, shapes, outs) -> run for one kernel; a thread owns an output
+    position, or an input position (x's) when the op gathers."""
+    def make(desc, dtypes, shapes, outs):
+        n, c, h, w = outs[0][0] if gather else shapes[0]
+        g = _geom(desc, (h, w), pool)
+        planes = n * c
+        grid, block = _launch(planes, h * w if gather else int(g["oh"]) * int(g["ow"]))
+        kernel = _kernel(op, outs[0][1])
+        tail = (np.int64(planes), g)
+        if op in ("avg_pool", "avg_pool_backward"):
+            tail += (np.bool_(desc.get("count_include_pad")),)
+
+        def run(inputs, out):
+            if planes:
+                kernel(grid, block, tuple(inputs) + (out if isinstance(out, tuple) else (out,)) + tail)
+        return run
+    return make
+
+
+def _max_unpool(desc, dtypes, shapes, outs):
+    (n, c, h, w), dt = outs[0]
+    planes, L = n * c, shapes[0][2] * shapes[0][3]
+    g = _geom(desc, (h, w), True)
+    kernel = _kernel("max_unpool", dt)
+    grid, block = _launch(planes, max(L, h * w))
+
+    def run(inputs, out):
+        if planes:
+            flag = error_flag()
+            kernel(grid, block, (inputs[0], inputs[1], out, np.int64(planes), g, flag.buf))
+            arg = inputs[1].reshape(-1)
+            flag.check(lambda pos: IndexError(bad_argmax(desc, pos, int(arg[pos]))))
+    return run
+
+
+MAKERS = {"im2col": _maker("im2col", False, False),
+          "col2im_add": _maker("col2im_add", False, True),
+          "max_pool": _maker("max_pool", True, False),
+          "max_unpool": _max_unpool,
+          "avg_pool": _maker("avg_pool", True, False),
+          "avg_pool_backward": _maker("avg_pool_backward", True, True)}
