@@ -1,4 +1,170 @@
-"""Fused movement ops on the GPU (hipfer/kernels/fused_movement.cuh)."""
+"""Fused movement ops on the GPU (hipfer/kernels/fused_movement.cuh).
+
+All kernels of the file are compiled together, once. The byte-moving ops pick their
+copy unit per call from the row sizes and the operands' addresses (a view may start
+anywhere). gather_rows and scatter_add_rows read the device error flag (one 8-byte
+sync) and raise IndexError for an index outside [0, n); scatter_add_rows checks before
+it writes, so out is untouched then. Its repeated rows are summed without atomics:
+CuPy's stable argsort of the index, then each output row adds its run in increasing i.
+"""
 from __future__ import annotations
 
-MAKERS: dict = {}
+from math import prod
+
+import cupy
+import numpy as np
+
+from ...kernels import fused_movement as K
+from ...prims import descriptors as d
+from ...prims.fused_ops.movement import (bad_row, copy_2d_geometry, overlap_error,
+                                         spans_overlap, top_k_params)
+from . import sort
+from ._engine import BLOCK, error_flag, get_kernels, grid_for
+
+_compiled: dict = {}
+
+
+def _kernel(expr: str):
+    if not _compiled:
+        _compiled.update(zip(K.EXPRS, get_kernels(K.FILE, K.EXPRS)))
+    return _compiled[expr]
+
+
+def _unit(*sizes: int) -> int:
+    """The widest copy unit (bytes) dividing every size and address given."""
+    for u in (16, 8, 4):
+        if all(s % u == 0 for s in sizes):
+            return u
+    raise AssertionError(f"float32/float64 operands are 4-byte aligned, got {sizes}")
+
+
+def _group_log2(units: int) -> int:
+    """log2 of the threads per row: the power of two covering a row, at most BLOCK."""
+    return max(0, min(units, BLOCK) - 1).bit_length()
+
+
+def _rope(desc, dtypes, shapes, outs):
+    dt = outs[0][1]
+    x_shape = shapes[0]
+    slices, pairs = prod(x_shape[:-2]), prod(x_shape[-2:]) // 2
+    kernel = _kernel(K.rope_expr(dt))
+    gx = grid_for(pairs)
+    grid = (gx, max(1, min(slices, 65535, grid_for(slices * pairs) // gx)))
+    tail = (np.int64(slices), np.int64(pairs), np.bool_(desc.get("inverse", False)))
+
+    def run(inputs, out):
+        if out.size:
+            kernel(grid, (BLOCK,), tuple(inputs) + (out,) + tail)
+    return run
+
+
+def _permute_0213(desc, dtypes, shapes, outs):
+    a, b, c, dim = shapes[0]
+    vec = dim * outs[0][1].itemsize  # bytes of one D vector
+    n = a * b * c * dim
+
+    def launch(x, out):
+        unit = _unit(vec, x.data.ptr)
+        du = vec // unit
+        sizes = (np.int64(a), np.int64(b), np.int64(c))
+        if vec <= 16:  # short vectors: transpose tiles of 32 x 32 through shared memory
+            tiles = a * -(-b // 32) * -(-c // 32)
+            smem = 32 * (32 * du + 1) * unit
+            _kernel(K.permute_tiled_expr(unit))(
+                (grid_for(tiles * BLOCK),), (BLOCK,),
+                (x, out) + sizes + (np.int32(du), np.int32(5)), shared_mem=smem)
+        else:
+            g = _group_log2(du)
+            _kernel(K.permute_rows_expr(unit))(
+                (grid_for((a * b * c) << g),), (BLOCK,),
+                (x, out) + sizes + (np.int64(du), np.int32(g)))
+
+    def run(inputs, out):
+        if n:
+            launch(inputs[0], out)
+    return run
+
+
+def _copy_2d(desc, dtypes, shapes, outs):
+    geometry = copy_2d_geometry(desc)
+    rows, cols, so, ss, do, ds = geometry
+    item = outs[0][1].itemsize
+    geo_bytes = tuple(v * item for v in (cols, so, ss, do, ds))
+
+    def run(inputs, out):
+        src = inputs[0]
+        if spans_overlap(src.data.ptr, out.data.ptr, item, geometry):
+            raise overlap_error("copy_2d")
+        if not rows or not cols:
+            return
+        unit = _unit(src.data.ptr, out.data.ptr, *geo_bytes)
+        cu, so_u, ss_u, do_u, ds_u = (np.int64(v // unit) for v in geo_bytes)
+        g = _group_log2(int(cu))
+        _kernel(K.copy_2d_expr(unit))(
+            (grid_for(rows << g),), (BLOCK,),
+            (src, out, np.int64(rows), cu, so_u, ss_u, do_u, ds_u, np.int32(g)))
+    return run
+
+
+def _gather_rows(desc, dtypes, shapes, outs):
+    x_shape, (m,) = shapes
+    n, row = x_shape[0], prod(x_shape[1:]) * outs[0][1].itemsize
+
+    def run(inputs, out):
+        if not m:
+            return
+        x, idx = inputs
+        unit = _unit(row, x.data.ptr)
+        g = _group_log2(row // unit)
+        flag = error_flag()
+        _kernel(K.gather_rows_expr(unit))(
+            (grid_for(m << g),), (BLOCK,),
+            (x, idx, out, np.int64(m), np.int64(n), np.int64(row // unit), np.int32(g), flag.buf))
+        flag.check(lambda pos: bad_row("gather_rows", int(idx[pos]), n))
+    return run
+
+
+def _scatter_add_rows(desc, dtypes, shapes, outs):
+    (m,), (n, dt) = shapes[1], (shapes[2][0], outs[0][1])
+    row = prod(shapes[2][1:])
+    check, scatter = _kernel(K.CHECK_ROWS), _kernel(K.scatter_add_rows_expr(dt))
+    g = _group_log2(row)
+    grid = (grid_for(n << g),)
+    tail = (np.int64(m), np.int64(n), np.int64(row), np.int32(g))
+
+    def run(inputs, out):
+        if not m:
+            return
+        src, idx, _ = inputs
+        flag = error_flag()
+        check((grid_for(m),), (BLOCK,), (idx, np.int64(m), np.int64(n), flag.buf))
+        flag.check(lambda pos: bad_row("scatter_add_rows", int(idx[pos]), n))
+        if row:
+            scatter(grid, (BLOCK,), (src, idx, cupy.argsort(idx), out) + tail)
+    return run
+
+
+def _top_k_rows(desc, dtypes, shapes, outs):
+    k, largest = top_k_params(desc)
+    dt, x_shape = outs[0][1], shapes[0]
+    cols = x_shape[-1]
+    rows = prod(x_shape[:-1])
+    if k > K.TOP_K_SORT_MAX or cols >= 2 ** 31:  # beyond the shared-memory sort: a full one
+        c_strides = tuple(prod(x_shape[i + 1:]) * dt.itemsize for i in range(len(x_shape)))
+        return sort.HANDLERS[d.Topk].make(d.Topk(axis=-1, k=k, largest=largest), dtypes,
+                                          shapes, outs, (c_strides,), (False,))
+    kernel = _kernel(K.top_k_rows_expr(dt))
+    sort_n = 1 << max(0, k - 1).bit_length()
+    smem = sort_n * (8 + dt.itemsize)
+    grid = (grid_for(rows * BLOCK),)
+    tail = (np.int64(rows), np.int64(cols), np.int64(k), np.int32(sort_n), np.bool_(largest))
+
+    def run(inputs, out):
+        if k and rows:
+            kernel(grid, (BLOCK,), (inputs[0],) + tuple(out) + tail, shared_mem=smem)
+    return run
+
+
+MAKERS = {"rope": _rope, "permute_0213": _permute_0213, "copy_2d": _copy_2d,
+          "gather_rows": _gather_rows, "scatter_add_rows": _scatter_add_rows,
+          "top_k_rows": _top_k_rows}
