@@ -281,6 +281,8 @@ def test_contract_alpha_beta(be, rng, dt):
         expected = dt.type(2) * ref - c
     assert_accumulated(got, expected, None if mag is None else 2 * mag + np.abs(c), dt)
     tropical = d.Contract(ma, mb, mc, Semiring.MIN_PLUS)
+    if not be.backend.has_fast_path_support(tropical, (dt, dt)):
+        return  # a hipTENSOR / cuTENSOR fast path is (+, x) only; test_contract checks the refusal
     an = _data(rng, an.shape, dt, Semiring.MIN_PLUS)
     bn = _data(rng, bn.shape, dt, Semiring.MIN_PLUS)
     c = _data(rng, ref.shape, dt, Semiring.MIN_PLUS)

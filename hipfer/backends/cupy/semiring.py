@@ -11,8 +11,9 @@ BatchedGemm, by semiring and dtype:
 * tropical (MAX_PLUS, MIN_PLUS, MAX_MUL): our tiled kernel ``hf::gemm_semiring``
   (kernels/gemm.cuh), which reads any strides, so nothing is ever copied.
 
-Contract needs hipTENSOR/cuTENSOR bindings, which hipfer does not have yet: its handler
-says so rather than emulating the contraction (einsum plans it as BatchedGemm steps).
+Contract is one hipTENSOR/cuTENSOR contraction through the ctypes bindings of
+``tensorlib``, once such a library is loaded; without one (or for a case it cannot do)
+the handler says why and einsum plans the contraction as BatchedGemm steps.
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ import numpy as np
 from ...kernels import CTYPE
 from ...kernels import gemm as kg
 from ...prims import descriptors as d
-from . import _engine
+from . import _engine, tensorlib
 
 _BLAS_FUNCS = {"f": "sgemmStridedBatched", "d": "dgemmStridedBatched",
                "F": "cgemmStridedBatched", "D": "zgemmStridedBatched"}
@@ -233,7 +234,7 @@ def _matmul_run(desc, dt, shapes):
 def _tropical_run(desc, dt, shapes, out_shape):
     """MAX_PLUS / MIN_PLUS / MAX_MUL through hf::gemm_semiring, reading every operand
     through its strides (op T is a stride swap, a broadcast batch stride 0)."""
-    kernel = _engine.get_kernel(kg.FILE, kg.tropical_expr(desc.semiring, dt))
+    kernel = _engine.get_kernel(kg.FILE, kg.tropical_expr(desc.semiring, dt, desc.argmax))
     batch, m, n = out_shape
     k = shapes[0][2] if desc.op_a is d.GemmOp.N else shapes[0][1]
     tiles_n = -(-n // kg.TILE_N)
@@ -253,12 +254,22 @@ def _tropical_run(desc, dt, shapes, out_shape):
 
     def run(inputs, out, alpha=1, beta=0):
         desc.semiring.check_scale(alpha, beta)
+        idx = None
+        if desc.argmax:
+            if beta != 0:
+                raise ValueError("BatchedGemm with argmax takes beta=0 (the winner of "
+                                 "out (+) result is not an index of this product)")
+            out, idx = out
         if out.size == 0:
             return
         a, b = inputs
         ab, am, ak, bb, bk, bn, cb, cm, cn = stride_args(a, b, out)
+        if idx is None:  # no argmax output: a null pointer the kernel never touches
+            idx_args = (np.uintp(0), np.int64(0), np.int64(0), np.int64(0))
+        else:
+            idx_args = (idx, *(np.int64(s) for s in _elem_strides(idx)))
         kernel(grid, (kg.THREADS,),
-               (a, ab, am, ak, b, bb, bk, bn, out, cb, cm, cn, *sizes, np.int32(beta)))
+               (a, ab, am, ak, b, bb, bk, bn, out, cb, cm, cn, *idx_args, *sizes, np.int32(beta)))
 
     return run
 
@@ -272,19 +283,19 @@ def _matrix_strides(x, op: d.GemmOp):
 
 
 class _Contract:
-    """No contraction library bindings yet: never claims support, and says why."""
+    """One hipTENSOR (ROCm) / cuTENSOR (CUDA) contraction through hipfer's ctypes
+    bindings (tensorlib). Supported only while a library of the right kind is loaded
+    (hipfer.load_hiptensor / load_cutensor) and it handles the dtype, the standard
+    semiring and the mode structure at that version; why_not says otherwise."""
 
     def supports(self, desc, dtypes) -> bool:
-        return False
+        return not tensorlib.why_not(desc, dtypes)
 
     def why_not(self, desc, dtypes) -> str:
-        return ("the GPU fast path for Contract needs a contraction library (hipTENSOR on "
-                "ROCm, cuTENSOR on CUDA, opened with hipfer.prims.registry.load_hiptensor / "
-                "load_cutensor), and this version of hipfer has no bindings for it yet; "
-                "contract through BatchedGemm steps instead (as einsum does)")
+        return tensorlib.why_not(desc, dtypes)
 
     def make(self, desc, dtypes, shapes, outs, strides, conj):
-        raise TypeError(f"{desc!r}: {self.why_not(desc, dtypes)}")
+        return tensorlib.make_contract(desc, dtypes, shapes, outs, conj)
 
 
 HANDLERS = {d.BatchedGemm: _BatchedGemm(), d.Contract: _Contract()}
