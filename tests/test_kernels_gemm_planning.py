@@ -276,6 +276,8 @@ def test_tropical_instances():
     groups = kg.instances()
     assert [g[0] for g in groups] == ["gemm_max_plus", "gemm_min_plus", "gemm_max_mul"]
     for _, file, exprs in groups:
-        assert file == "gemm.cuh" and len(exprs) == len(kg.TROPICAL_DTYPES) == 11
+        assert file == "gemm.cuh" and len(exprs) == 2 * len(kg.TROPICAL_DTYPES) == 22
     assert kg.tropical_expr(Semiring.MAX_PLUS, np.float32) == \
-        "hf::gemm_semiring<hf::sr_max_plus, float>"
+        "hf::gemm_semiring<hf::sr_max_plus, float, false>"
+    assert kg.tropical_expr(Semiring.MIN_PLUS, np.int64, argmax=True) == \
+        "hf::gemm_semiring<hf::sr_min_plus, long long, true>"

@@ -10,8 +10,10 @@
 // staged in shared memory. Every output element is reduced in increasing k order, so
 // results repeat bit-for-bit.
 //
-// To add an argmax output later: keep an index next to each accumulator and let
-// accumulate() report whether the new product won; the tiling stays as it is.
+// With ARG (BatchedGemm argmax=True, beta 0): each accumulator keeps the k of its
+// winning product next to it. k runs in increasing order and only a strictly better
+// product (S::better) replaces the winner, so ties go to the smallest k and the first
+// NaN wins, as np.argmax; k == 0 gives -1.
 #pragma once
 #include "common.cuh"
 
@@ -53,18 +55,21 @@ struct sr_max_plus {
   template <class T> __device__ static T zero()  { return limits<T>::lowest(); }
   template <class T> __device__ static T add(T a, T b) { return max_nan(a, b); }
   template <class T> __device__ static T mul(T a, T b) { return wrap_add(a, b); }
+  template <class T> __device__ static bool better(T a, T b) { return a > b || (a != a && b == b); }
 };
 struct sr_min_plus {
   template <class T> __device__ static T start() { return limits<T>::highest(); }
   template <class T> __device__ static T zero()  { return limits<T>::highest(); }
   template <class T> __device__ static T add(T a, T b) { return min_nan(a, b); }
   template <class T> __device__ static T mul(T a, T b) { return wrap_add(a, b); }
+  template <class T> __device__ static bool better(T a, T b) { return a < b || (a != a && b == b); }
 };
 struct sr_max_mul {
   template <class T> __device__ static T start() { return limits<T>::lowest(); }
   template <class T> __device__ static T zero()  { return T(0); }
   template <class T> __device__ static T add(T a, T b) { return max_nan(a, b); }
   template <class T> __device__ static T mul(T a, T b) { return wrap_mul(a, b); }
+  template <class T> __device__ static bool better(T a, T b) { return a > b || (a != a && b == b); }
 };
 
 __device__ __forceinline__ i64 abs_i64(i64 v) { return v < 0 ? -v : v; }
@@ -88,12 +93,14 @@ __device__ __forceinline__ void load_slab(T (*s)[TILE + 1], const T* p, i64 s_i,
 }
 
 // grid.x: output tiles (row-major over tiles_n columns of tiles), grid.y: batches
-// (a grid-stride loop covers batch > gridDim.y). beta is 0 or 1.
-template <class S, class T>
+// (a grid-stride loop covers batch > gridDim.y). beta is 0 or 1 (0 with ARG). I, the
+// argmax output (ARG only), is laid out like C (strides i_b, i_m, i_n).
+template <class S, class T, bool ARG>
 __global__ void __launch_bounds__(HF_GEMM_THREADS)
 gemm_semiring(const T* __restrict__ A, i64 a_b, i64 a_m, i64 a_k,
               const T* __restrict__ B, i64 b_b, i64 b_k, i64 b_n,
               T* C, i64 c_b, i64 c_m, i64 c_n,
+              i64* I, i64 i_b, i64 i_m, i64 i_n,
               i64 batch, i64 m, i64 n, i64 k, i64 tiles_n, int beta) {
   __shared__ T As[HF_GEMM_TK][HF_GEMM_TM + 1];
   __shared__ T Bs[HF_GEMM_TK][HF_GEMM_TN + 1];
@@ -107,10 +114,14 @@ gemm_semiring(const T* __restrict__ A, i64 a_b, i64 a_m, i64 a_k,
     const T* Ab = A + bz * a_b;
     const T* Bb = B + bz * b_b;
     T acc[HF_GEMM_R][HF_GEMM_R];
+    i64 arg[HF_GEMM_R][HF_GEMM_R];  // the winning k (ARG only; unused otherwise)
 #pragma unroll
     for (int r = 0; r < HF_GEMM_R; ++r)
 #pragma unroll
-      for (int c = 0; c < HF_GEMM_R; ++c) acc[r][c] = init;
+      for (int c = 0; c < HF_GEMM_R; ++c) {
+        acc[r][c] = init;
+        arg[r][c] = k > 0 ? 0 : -1;
+      }
 
     for (i64 k0 = 0; k0 < k; k0 += HF_GEMM_TK) {
       const int k_n = (int)(k - k0 < HF_GEMM_TK ? k - k0 : HF_GEMM_TK);
@@ -127,7 +138,17 @@ gemm_semiring(const T* __restrict__ A, i64 a_b, i64 a_m, i64 a_k,
 #pragma unroll
         for (int r = 0; r < HF_GEMM_R; ++r)
 #pragma unroll
-          for (int c = 0; c < HF_GEMM_R; ++c) acc[r][c] = S::add(acc[r][c], S::mul(av[r], bv[c]));
+          for (int c = 0; c < HF_GEMM_R; ++c) {
+            if (ARG) {
+              const T p = S::mul(av[r], bv[c]);
+              if (S::better(p, acc[r][c])) {
+                acc[r][c] = p;
+                arg[r][c] = k0 + kk;
+              }
+            } else {
+              acc[r][c] = S::add(acc[r][c], S::mul(av[r], bv[c]));
+            }
+          }
       }
       __syncthreads();
     }
@@ -143,6 +164,7 @@ gemm_semiring(const T* __restrict__ A, i64 a_b, i64 a_m, i64 a_k,
         if (gj >= n) continue;
         T* p = Cb + gi * c_m + gj * c_n;
         *p = beta ? S::add(*p, acc[r][c]) : acc[r][c];
+        if (ARG) I[bz * i_b + gi * i_m + gj * i_n] = arg[r][c];
       }
     }
   }

@@ -33,13 +33,16 @@ _SEMIRING_STRUCT = {
 TROPICAL_DTYPES = dtypes_of_kinds("iuf")
 
 
-def tropical_expr(semiring: Semiring, dtype) -> str:
-    return f"hf::gemm_semiring<{_SEMIRING_STRUCT[semiring]}, {ctype(dtype)}>"
+def tropical_expr(semiring: Semiring, dtype, argmax: bool = False) -> str:
+    return (f"hf::gemm_semiring<{_SEMIRING_STRUCT[semiring]}, {ctype(dtype)}, "
+            f"{'true' if argmax else 'false'}>")
 
 
 def instances():
-    """One kernel group per tropical semiring, holding every dtype."""
-    return [(f"gemm_{sr.cname}", FILE, [tropical_expr(sr, t) for t in TROPICAL_DTYPES])
+    """One kernel group per tropical semiring, holding every dtype, with and without
+    the argmax output."""
+    return [(f"gemm_{sr.cname}", FILE, [tropical_expr(sr, t, arg) for t in TROPICAL_DTYPES
+                                        for arg in (False, True)])
             for sr in _SEMIRING_STRUCT]
 
 
