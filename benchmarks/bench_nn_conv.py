@@ -57,6 +57,7 @@ def main(argv=None) -> int:
         import torch
         F = torch.nn.functional
         torch.backends.cudnn.benchmark = True
+        torch.backends.cudnn.allow_tf32 = False  # float32 against float32 (TF32 is torch's default)
     except ImportError:
         torch = F = None
     time_ms = timer(cupy)
