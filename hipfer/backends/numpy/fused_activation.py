@@ -2,7 +2,8 @@
 
 Each formula is evaluated in the same order as hipfer/kernels/fused_activation.cuh, so
 the two backends differ only by the math library (exp, tanh, log1p) and by the GPU
-compiler's fused multiply-adds; the dropout mask and output are bit-identical.
+compiler's fused multiply-adds; the dropout mask is bit-identical, and so is its output
+(a NaN's payload aside: NVIDIA's arithmetic returns the canonical NaN).
 """
 from __future__ import annotations
 
