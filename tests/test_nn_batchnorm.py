@@ -16,7 +16,7 @@ FLOATS = [np.float32, np.float64]
 # packed (s % 4 == 0) or not; many short rows (several channels per block); several chunks
 # per channel; single values
 SHAPES = [(4, 3), (3, 5, 7), (2, 3, 4, 5), (1, 4, 300), (3, 2, 515), (16, 2, 1024), (4096, 3),
-          (300, 257), (2000, 5, 3), (5, 3, 1, 1), (1, 1, 1), (2, 1)]
+          (300, 257), (2000, 5, 3), (5, 3, 33), (300, 2, 40), (5, 3, 1, 1), (1, 1, 1), (2, 1)]
 EMPTY = [(0, 3, 4), (2, 0, 3), (2, 3, 0)]
 
 
@@ -400,7 +400,7 @@ def test_eps_zero_and_strided_input(be, rng):
 # -------------------------------------------------------------- the GPU work split
 @pytest.mark.parametrize("shape", [(1, 1, 1), (3, 5, 7), (1, 4, 300), (3, 2, 515), (16, 2, 1024),
                                    (4096, 3, 1), (300, 257, 1), (2000, 5, 3), (7, 3, 127),
-                                   (1, 3, 100000), (2, 600, 129)])
+                                   (1, 3, 100000), (2, 600, 129), (5, 3, 33), (9, 300, 31), (3, 2, 32)])
 @pytest.mark.parametrize("itemsize", [4, 8])
 @pytest.mark.parametrize("per_row", [False, True])
 def test_tiling_covers_every_value_once(shape, itemsize, per_row):

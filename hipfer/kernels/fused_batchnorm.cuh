@@ -56,40 +56,46 @@ __device__ __forceinline__ void bn_store(T* p, i64 i, bool vec, const T (&r)[V])
 
 // ---- the work split: x as (n, c, s) -----------------------------------------------------
 // A task (one block) is one chunk of a group of g channels; n_chunks chunks per group.
-//   g == 1: rows are long (2 s >= block). The chunk is `chunk` consecutive values of the
-//           channel in (n, s) order; the threads stride along each row piece, V values at
-//           a time when s and chunk are multiples of V ("packed").
-//   g > 1 : rows are short. The g channels' pieces of a row are w = g s contiguous values
+//   g == 1: rows of s >= 32 values. The chunk is `chunk` consecutive values of the
+//           channel in (n, s) order, which the threads walk side by side, V values each
+//           when s and chunk are multiples of V ("packed", 16-byte loads when aligned); a
+//           warp's values span one row or two, so loads stay coalesced.
+//   g > 1 : short rows. The g channels' pieces of a row are w = g s contiguous values
 //           (w <= block): thread t takes column t % w of rows t / w, + lanes, ... of the
 //           chunk's `chunk` rows (lanes = block / w), so every load is coalesced.
-// Either way a thread's values belong to one channel per row it visits.
+// A thread stays in one channel for the whole task.
 struct bn_tiling { i64 n, c, s, g, chunk, n_chunks; };
 
 __device__ __forceinline__ i64 bn_n_tasks(const bn_tiling& tl) {
   return (tl.c + tl.g - 1) / tl.g * tl.n_chunks;
 }
 
-// Calls f.row(n, c) before the values of row n of channel c, and f.at<V>(i, vec) for the
-// flat index i of each value (or V neighbours) this thread takes in the task.
+// Calls f.row(n, c) before each value (or V neighbours) of row n of channel c that this
+// thread takes in the task, then f.at<V>(i, vec) with its flat index i.
+template <int V, class F>
+__device__ __forceinline__ void bn_walk(const bn_tiling& tl, i64 c, i64 k, i64 k1, bool vec, F& f) {
+  // (n, j) of k = n s + j, advanced by the stride without dividing
+  const i64 step = (i64)blockDim.x * V, dn = step / tl.s, dj = step - dn * tl.s;
+  i64 n = k / tl.s, j = k - n * tl.s;
+#pragma unroll 4
+  for (; k < k1; k += step) {
+    f.row(n, c);
+    f.template at<V>((n * tl.c + c) * tl.s + j, vec);
+    j += dj;
+    n += dn;
+    if (j >= tl.s) { j -= tl.s; ++n; }
+  }
+}
+
 template <class T, class F>
 __device__ void bn_visit(const bn_tiling& tl, i64 task, bool vec, F& f) {
   constexpr int V = 16 / sizeof(T);
   const i64 grp = task / tl.n_chunks, r = task - grp * tl.n_chunks;
   const i64 t = threadIdx.x, B = blockDim.x;
   if (tl.g == 1) {
-    const bool packed = tl.s % V == 0 && tl.chunk % V == 0;
-    const i64 k1 = bn_min(tl.n * tl.s, (r + 1) * tl.chunk);
-    for (i64 k = r * tl.chunk; k < k1;) {
-      const i64 n = k / tl.s, j = k - n * tl.s, e = bn_min(k1 - k, tl.s - j);
-      const i64 base = (n * tl.c + grp) * tl.s + j;
-      f.row(n, grp);
-      if (packed) {
-        for (i64 i = t * V; i < e; i += B * V) f.template at<V>(base + i, vec);
-      } else {
-        for (i64 i = t; i < e; i += B) f.template at<1>(base + i, false);
-      }
-      k += e;
-    }
+    const i64 k0 = r * tl.chunk, k1 = bn_min(tl.n * tl.s, k0 + tl.chunk);
+    if (tl.s % V == 0 && tl.chunk % V == 0) bn_walk<V>(tl, grp, k0 + t * V, k1, vec, f);
+    else bn_walk<1>(tl, grp, k0 + t, k1, false, f);
   } else {
     const i64 w = tl.g * tl.s, lanes = B / w, col = t % w, lane = t / w;
     const i64 c = grp * tl.g + col / tl.s;
@@ -375,7 +381,9 @@ __global__ void bn_apply(const T* __restrict__ x, T* __restrict__ y, bn_tiling t
                          const T* __restrict__ mean, const T* __restrict__ istd,
                          const T* __restrict__ gamma, const T* __restrict__ beta, i64 stat_n,
                          i64 cg, T eps) {
-  for (i64 task = blockIdx.x; task < bn_n_tasks(tl); task += gridDim.x) {
+  const i64 n_tasks = bn_n_tasks(tl);
+  for (i64 b = blockIdx.x; b < n_tasks; b += gridDim.x) {
+    const i64 task = n_tasks - 1 - b;  // backwards: the statistics pass left the end in cache
     bn_apply_op<T, FROM_VAR> f;
     f.x = x; f.y = y; f.mean = mean; f.istd = istd; f.gamma = gamma; f.beta = beta; f.eps = eps;
     f.at_.init(stat_n, cg);
@@ -451,7 +459,9 @@ __global__ void bn_dx(const T* __restrict__ g, const T* __restrict__ x, bn_tilin
                       const T* __restrict__ mean, const T* __restrict__ istd,
                       const T* __restrict__ gamma, const T* __restrict__ u,
                       const T* __restrict__ v, i64 stat_n, i64 cg, T* __restrict__ dx) {
-  for (i64 task = blockIdx.x; task < bn_n_tasks(tl); task += gridDim.x) {
+  const i64 n_tasks = bn_n_tasks(tl);
+  for (i64 b = blockIdx.x; b < n_tasks; b += gridDim.x) {
+    const i64 task = n_tasks - 1 - b;  // backwards, as bn_apply
     bn_dx_op<T> f;
     f.g = g; f.x = x; f.mean = mean; f.istd = istd; f.gamma = gamma; f.u = u; f.v = v; f.dx = dx;
     f.at_.init(stat_n, cg);

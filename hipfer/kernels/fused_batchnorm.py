@@ -10,6 +10,7 @@ FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 BLOCK = 256         # HF_BN_BLOCK
 MIN_CHUNK = 4096    # values per task at least: 16 per thread
 TASKS = 1024        # tasks (blocks) to aim for: a few per CU/SM on the largest GPUs
+ROW = 32            # rows at least this long: one channel per task (bn_visit)
 
 #: hf::bn_tiling by value
 TILING = np.dtype([(f, "<i8") for f in ("n", "c", "s", "g", "chunk", "n_chunks")])
@@ -25,7 +26,7 @@ def tiling(n: int, c: int, s: int, itemsize: int, per_row: bool = False):
     the shapes alone, so the order of every sum does too. per_row: one chunk per row n
     (group norm's backward wants its sums per (channel, sample))."""
     v = 16 // itemsize
-    if 2 * s >= BLOCK:  # one channel per task, chunks of its (n, s) values
+    if s >= ROW:  # one channel per task, chunks of its (n, s) values
         g, groups, values = 1, c, n * s
         if per_row:
             chunk = s
