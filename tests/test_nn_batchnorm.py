@@ -16,7 +16,8 @@ FLOATS = [np.float32, np.float64]
 # packed (s % 4 == 0) or not; many short rows (several channels per block); several chunks
 # per channel; single values
 SHAPES = [(4, 3), (3, 5, 7), (2, 3, 4, 5), (1, 4, 300), (3, 2, 515), (16, 2, 1024), (4096, 3),
-          (300, 257), (2000, 5, 3), (5, 3, 33), (300, 2, 40), (5, 3, 1, 1), (1, 1, 1), (2, 1)]
+          (300, 257), (2000, 5, 3), (5, 3, 33), (300, 2, 40), (2, 3, 40), (140, 1, 1000),
+          (5, 3, 1, 1), (1, 1, 1), (2, 1)]
 EMPTY = [(0, 3, 4), (2, 0, 3), (2, 3, 0)]
 
 
@@ -197,7 +198,8 @@ def test_batch_norm_empty(be, rng, shape):
 
 # ---------------------------------------------------------------------- group norm
 GN_SHAPES = [((2, 6, 5), 3), ((3, 4), 2), ((2, 8, 3, 3), 8), ((1, 6, 300), 2), ((3, 4, 129), 1),
-             ((5, 12, 515), 4), ((1, 64, 1024), 32), ((37, 3, 7), 3), ((2, 512, 2), 2), ((1, 1, 1), 1)]
+             ((5, 12, 515), 4), ((1, 64, 1024), 32), ((37, 3, 7), 3), ((2, 512, 2), 2),
+             ((4, 64, 3), 2), ((1, 1, 1), 1)]
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
@@ -314,7 +316,7 @@ def _every_op(x, g, gamma, beta, groups):
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("shape", [(8, 6, 4099), (6000, 6), (64, 6, 40)])
+@pytest.mark.parametrize("shape", [(8, 6, 4099), (6000, 6), (64, 6, 40), (16, 3, 4099), (200, 3, 1000)])
 def test_bitwise_deterministic(be, rng, dtype, shape):
     x, gamma, beta = data(rng, shape, dtype)
     args = (T(x), T(rng.standard_normal(shape).astype(dtype)), T(gamma), T(beta), 3)
@@ -400,7 +402,8 @@ def test_eps_zero_and_strided_input(be, rng):
 # -------------------------------------------------------------- the GPU work split
 @pytest.mark.parametrize("shape", [(1, 1, 1), (3, 5, 7), (1, 4, 300), (3, 2, 515), (16, 2, 1024),
                                    (4096, 3, 1), (300, 257, 1), (2000, 5, 3), (7, 3, 127),
-                                   (1, 3, 100000), (2, 600, 129), (5, 3, 33), (9, 300, 31), (3, 2, 32)])
+                                   (1, 3, 100000), (2, 600, 129), (5, 3, 33), (9, 300, 31), (3, 2, 32),
+                                   (1, 100, 40), (2, 3, 255), (40, 1, 1000)])
 @pytest.mark.parametrize("itemsize", [4, 8])
 @pytest.mark.parametrize("per_row", [False, True])
 def test_tiling_covers_every_value_once(shape, itemsize, per_row):

@@ -24,7 +24,9 @@ __device__ __forceinline__ f64 bn_nan(f64) { return __longlong_as_double(0x7ff80
 // 1 / sqrt(var + eps) when the statistic is a variance (running statistics), else the
 // statistic is invstd already.
 template <bool FROM_VAR, class T>
-__device__ __forceinline__ T bn_invstd(T s, T eps) { return FROM_VAR ? T(1) / bn_sqrt(s + eps) : s; }
+__device__ __forceinline__ T bn_invstd(T s, T eps) {
+  return FROM_VAR ? T(1) / bn_sqrt(s + eps) : s;
+}
 
 // ---- 16-byte loads and stores of V = 16 / sizeof(T) neighbours --------------------------
 template <class T, int V> struct alignas(sizeof(T) * V) bn_pack { T v[V]; };
@@ -114,7 +116,13 @@ __device__ void bn_visit(const bn_tiling& tl, i64 task, bool vec, F& f) {
 template <class T> struct bn_moments {
   T mean, m2;
   i64 n;
-  __device__ static bn_moments empty() { bn_moments a; a.mean = T(0); a.m2 = T(0); a.n = 0; return a; }
+  __device__ static bn_moments empty() {
+    bn_moments a;
+    a.mean = T(0);
+    a.m2 = T(0);
+    a.n = 0;
+    return a;
+  }
 };
 
 template <class T>
@@ -224,6 +232,28 @@ __device__ void bn_store_partials(const bn_tiling& tl, i64 task, A mine, A* part
   for (i64 j = threadIdx.x / ws; j < tl.g && grp * tl.g + j < tl.c; j += blockDim.x / ws) {
     const A v = bn_merge_slots(slot, lanes * tl.s, tl.s, w, j * tl.s);
     if (lane == 0) part[(grp * tl.g + j) * tl.n_chunks + r] = v;
+  }
+}
+
+// Result i of n_out merges its n_terms terms f.term(i, r) in order and stores them with
+// f.emit(i, merged). Few terms (n_terms <= HF_BN_FEW): one thread per result, sequentially;
+// more: one block per result (the launch follows suit: fused_batchnorm.py finish_grid).
+#define HF_BN_FEW 32
+template <class A, class F>
+__device__ void bn_finish(i64 n_out, i64 n_terms, const F& f) {
+  if (n_terms <= HF_BN_FEW) {
+    HF_GRID_LOOP(i, n_out) {
+      A a = A::empty();
+      for (i64 r = 0; r < n_terms; ++r) a = bn_merge(a, f.term(i, r));
+      f.emit(i, a);
+    }
+    return;
+  }
+  for (i64 i = blockIdx.x; i < n_out; i += gridDim.x) {
+    A a = A::empty();
+    for (i64 r = threadIdx.x; r < n_terms; r += blockDim.x) a = bn_merge(a, f.term(i, r));
+    a = bn_block_merge(a);
+    if (threadIdx.x == 0) f.emit(i, a);
   }
 }
 
@@ -356,23 +386,29 @@ __global__ void bn_stats(const T* __restrict__ x, bn_moments<T>* __restrict__ pa
   }
 }
 
-// One block per statistic: its n_chunks partials merged in order -> mean, var (biased),
-// invstd = 1 / sqrt(var + eps). No values give NaN (0 / 0, as NumPy).
+// Statistic i of n_stats: its n_chunks partials merged in order (bn_finish) -> mean, var
+// (biased), invstd = 1 / sqrt(var + eps). No values give NaN (0 / 0, as NumPy).
+template <class T>
+struct bn_stats_emit {
+  const bn_moments<T>* part;
+  i64 n_chunks;
+  T eps;
+  T *mean, *invstd, *var;
+  __device__ bn_moments<T> term(i64 i, i64 r) const { return part[i * n_chunks + r]; }
+  __device__ void emit(i64 i, const bn_moments<T>& m) const {
+    const T vr = m.n ? m.m2 / (T)m.n : bn_nan(T(0));
+    mean[i] = m.n ? m.mean : vr;
+    var[i] = vr;
+    invstd[i] = T(1) / bn_sqrt(vr + eps);
+  }
+};
+
 template <class T>
 __global__ void bn_stats_finish(const bn_moments<T>* __restrict__ part, i64 n_chunks, i64 n_stats,
                                 T eps, T* __restrict__ mean, T* __restrict__ invstd,
                                 T* __restrict__ var) {
-  for (i64 c = blockIdx.x; c < n_stats; c += gridDim.x) {
-    bn_moments<T> m = bn_moments<T>::empty();
-    for (i64 r = threadIdx.x; r < n_chunks; r += blockDim.x) m = bn_merge(m, part[c * n_chunks + r]);
-    m = bn_block_merge(m);
-    if (threadIdx.x == 0) {
-      const T vr = m.n ? m.m2 / (T)m.n : bn_nan(T(0));
-      mean[c] = m.n ? m.mean : vr;
-      var[c] = vr;
-      invstd[c] = T(1) / bn_sqrt(vr + eps);
-    }
-  }
+  const bn_stats_emit<T> f = {part, n_chunks, eps, mean, invstd, var};
+  bn_finish<bn_moments<T> >(n_stats, n_chunks, f);
 }
 
 // y = (x - mean) * (invstd * gamma) + beta (FROM_VAR: `istd` holds variances).
@@ -407,50 +443,66 @@ __global__ void bn_grad_sums(const T* __restrict__ g, const T* __restrict__ x, b
   }
 }
 
-// One block per channel: dbeta = sum g, dgamma = sum g * xhat from the partials in order;
+// Channel c: dbeta = sum g, dgamma = sum g * xhat from its partials in order (bn_finish);
 // UV (batch norm's dx) also u = gamma * dbeta / count, v = gamma * dgamma / count.
+template <class T, bool UV>
+struct bn_grad_emit {
+  const bn_sums<T>* part;
+  i64 n_chunks;
+  T *dgamma, *dbeta;
+  const T* gamma;
+  T inv_count;
+  T *u, *v;
+  __device__ bn_sums<T> term(i64 c, i64 r) const { return part[c * n_chunks + r]; }
+  __device__ void emit(i64 c, const bn_sums<T>& s) const {
+    dbeta[c] = s.g;
+    dgamma[c] = s.gx;
+    if (UV) {
+      u[c] = gamma[c] * s.g * inv_count;
+      v[c] = gamma[c] * s.gx * inv_count;
+    }
+  }
+};
+
 template <class T, bool UV>
 __global__ void bn_grad_finish(const bn_sums<T>* __restrict__ part, i64 n_chunks, i64 n_channels,
                                T* __restrict__ dgamma, T* __restrict__ dbeta,
                                const T* __restrict__ gamma, T inv_count, T* __restrict__ u,
                                T* __restrict__ v) {
-  for (i64 c = blockIdx.x; c < n_channels; c += gridDim.x) {
-    bn_sums<T> s = bn_sums<T>::empty();
-    for (i64 r = threadIdx.x; r < n_chunks; r += blockDim.x) s = bn_merge(s, part[c * n_chunks + r]);
-    s = bn_block_merge(s);
-    if (threadIdx.x == 0) {
-      dbeta[c] = s.g;
-      dgamma[c] = s.gx;
-      if (UV) {
-        u[c] = gamma[c] * s.g * inv_count;
-        v[c] = gamma[c] * s.gx * inv_count;
-      }
-    }
-  }
+  const bn_grad_emit<T, UV> f = {part, n_chunks, dgamma, dbeta, gamma, inv_count, u, v};
+  bn_finish<bn_sums<T> >(n_channels, n_chunks, f);
 }
 
-// Group norm: one block per (sample, group): u, v = sums over the group's channels of
+// Group norm, (sample, group) i: u, v = sums over the group's cg channels of
 // gamma * (sum g), gamma * (sum g * xhat) of that sample (part: per (channel, sample)),
 // divided by the values per group.
+template <class T>
+struct gn_grad_emit {
+  const bn_sums<T>* part;
+  i64 n, groups, cg;
+  const T* gamma;
+  T inv_count;
+  T *u, *v;
+  __device__ bn_sums<T> term(i64 i, i64 j) const {
+    const i64 smp = i / groups, ch = (i - smp * groups) * cg + j;
+    const bn_sums<T> p = part[ch * n + smp];
+    bn_sums<T> r;
+    r.g = gamma[ch] * p.g;
+    r.gx = gamma[ch] * p.gx;
+    return r;
+  }
+  __device__ void emit(i64 i, const bn_sums<T>& s) const {
+    u[i] = s.g * inv_count;
+    v[i] = s.gx * inv_count;
+  }
+};
+
 template <class T>
 __global__ void gn_grad_finish(const bn_sums<T>* __restrict__ part, i64 n, i64 c, i64 groups,
                                const T* __restrict__ gamma, T inv_count, T* __restrict__ u,
                                T* __restrict__ v) {
-  const i64 cg = c / groups;
-  for (i64 i = blockIdx.x; i < n * groups; i += gridDim.x) {
-    const i64 smp = i / groups, c0 = (i - smp * groups) * cg;
-    bn_sums<T> s = bn_sums<T>::empty();
-    for (i64 j = threadIdx.x; j < cg; j += blockDim.x) {
-      const bn_sums<T> p = part[(c0 + j) * n + smp];
-      s.g += gamma[c0 + j] * p.g;
-      s.gx += gamma[c0 + j] * p.gx;
-    }
-    s = bn_block_merge(s);
-    if (threadIdx.x == 0) {
-      u[i] = s.g * inv_count;
-      v[i] = s.gx * inv_count;
-    }
-  }
+  const gn_grad_emit<T> f = {part, n, groups, c / groups, gamma, inv_count, u, v};
+  bn_finish<bn_sums<T> >(n * groups, c / groups, f);
 }
 
 // dx of the training norms (see bn_dx_op).

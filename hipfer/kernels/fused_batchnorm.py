@@ -10,7 +10,9 @@ FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 BLOCK = 256         # HF_BN_BLOCK
 MIN_CHUNK = 4096    # values per task at least: 16 per thread
 TASKS = 1024        # tasks (blocks) to aim for: a few per CU/SM on the largest GPUs
-ROW = 32            # rows at least this long: one channel per task (bn_visit)
+ROW = 32            # rows at least this long: one channel per task (bn_visit) ...
+FEW = 32            # HF_BN_FEW: results of at most this many terms are merged by one thread
+FINISH_BLOCKS = 65536
 
 #: hf::bn_tiling by value
 TILING = np.dtype([(f, "<i8") for f in ("n", "c", "s", "g", "chunk", "n_chunks")])
@@ -26,7 +28,8 @@ def tiling(n: int, c: int, s: int, itemsize: int, per_row: bool = False):
     the shapes alone, so the order of every sum does too. per_row: one chunk per row n
     (group norm's backward wants its sums per (channel, sample))."""
     v = 16 // itemsize
-    if s >= ROW:  # one channel per task, chunks of its (n, s) values
+    # ... unless the channel has fewer values than a block has threads
+    if s >= BLOCK or (s >= ROW and n * s >= BLOCK):  # one channel per task, chunks of its values
         g, groups, values = 1, c, n * s
         if per_row:
             chunk = s
@@ -44,6 +47,12 @@ def tiling(n: int, c: int, s: int, itemsize: int, per_row: bool = False):
         n_chunks = _cdiv(n, chunk)
     fields = dict(n=n, c=c, s=s, g=g, chunk=chunk, n_chunks=n_chunks)
     return fields, groups * n_chunks
+
+
+def finish_grid(n_out: int, n_terms: int, threads_grid: int) -> int:
+    """Blocks of a finish kernel (bn_finish): one thread per result when terms are few
+    (threads_grid: the launch for that), else one block per result (looping past the cap)."""
+    return threads_grid if n_terms <= FEW else min(n_out, FINISH_BLOCKS)
 
 
 def tiling_arg(fields: dict) -> np.void:
@@ -90,7 +99,8 @@ def exprs(dt) -> dict:
     return {"stats": stats_expr(dt), "stats_finish": stats_finish_expr(dt),
             "apply": apply_expr(dt, False), "apply_var": apply_expr(dt, True),
             "grad_sums": grad_sums_expr(dt, False), "grad_sums_eval": grad_sums_expr(dt, True),
-            "grad_finish": grad_finish_expr(dt, False), "grad_finish_uv": grad_finish_expr(dt, True),
+            "grad_finish": grad_finish_expr(dt, False),
+            "grad_finish_uv": grad_finish_expr(dt, True),
             "gn_grad_finish": gn_grad_finish_expr(dt), "dx": dx_expr(dt),
             "update_running": update_running_expr(dt)}
 

@@ -41,7 +41,8 @@ def batch_norm_update_running(running_mean, running_var, mean, var, *, momentum=
     count is the number of values per channel behind mean and var (N * prod(spatial) of
     x, at least 2). Returns (running_mean, running_var)."""
     name = "batch_norm_update_running"
-    rm, rv = writable(running_mean, name, "running_mean"), writable(running_var, name, "running_var")
+    rm = writable(running_mean, name, "running_mean")
+    rv = writable(running_var, name, "running_var")
     m, v = _tensors(name, mean=mean, var=var)
     return fused(name, [rm, rv, m, v], out=(rm, rv), momentum=float(momentum), count=count)
 
@@ -68,7 +69,8 @@ def group_norm(x, gamma, beta, *, groups, eps=1e-5):
     try:
         groups = operator.index(groups)
     except TypeError:
-        raise TypeError(f"group_norm(): groups must be an int, got {type(groups).__name__}") from None
+        raise TypeError(f"group_norm(): groups must be an int, "
+                        f"got {type(groups).__name__}") from None
     return fused("group_norm", _tensors("group_norm", x=x, gamma=gamma, beta=beta),
                  params={"groups": groups}, eps=float(eps))
 

@@ -17,8 +17,6 @@ from ...prims.fused_ops.batchnorm import check_count, check_eps, check_momentum
 from ._engine import get_kernels, grid_for
 
 I64 = np.int64
-#: blocks of the finish kernels at most (they loop over further statistics)
-FINISH_BLOCKS = 65536
 
 
 def _kernels(dt) -> dict:
@@ -51,8 +49,9 @@ class _Split:
         kernel((self.tasks,), (K.BLOCK,), args)
 
 
-def _finish(kernel, n: int, *args):
-    kernel((min(n, FINISH_BLOCKS),), (K.BLOCK,), args)
+def _finish(kernel, n_out: int, n_terms: int, *args):
+    """A bn_finish kernel: n_out results of n_terms terms each."""
+    kernel((K.finish_grid(n_out, n_terms, grid_for(n_out)),), (K.BLOCK,), args)
 
 
 def _batch_norm(desc, dtypes, shapes, outs):
@@ -69,9 +68,10 @@ def _batch_norm(desc, dtypes, shapes, outs):
                 a.fill(np.nan)
             return
         vec = _aligned(x, y)
-        part = _workspace(c * int(split.n_chunks), K.moments_bytes(dt))
+        part = _workspace(c * split.n_chunks, K.moments_bytes(dt))
         split(ks["stats"], x, part, split.arg, vec)
-        _finish(ks["stats_finish"], c, part, split.n_chunks, I64(c), eps, mean, invstd, var)
+        _finish(ks["stats_finish"], c, split.n_chunks, part, split.n_chunks, I64(c), eps,
+                mean, invstd, var)
         split(ks["apply"], x, y, split.arg, vec, mean, invstd, gamma, beta, I64(0), I64(1), eps)
     return run
 
@@ -90,13 +90,13 @@ def _batch_norm_backward(desc, dtypes, shapes, outs):
             dbeta.fill(0)
             return
         vec = _aligned(g, x, dx)
-        part = _workspace(c * int(split.n_chunks), K.sums_bytes(dt))
+        part = _workspace(c * split.n_chunks, K.sums_bytes(dt))
         uv = cupy.empty(2 * c, dt)
         u, v = uv[:c], uv[c:]
         split(ks["grad_sums"], g, x, split.arg, vec, mean, invstd, gamma, I64(0), I64(1),
               dt.type(0), dx, part)
-        _finish(ks["grad_finish_uv"], c, part, split.n_chunks, I64(c), dgamma, dbeta, gamma,
-                inv_count, u, v)
+        _finish(ks["grad_finish_uv"], c, split.n_chunks, part, split.n_chunks, I64(c),
+                dgamma, dbeta, gamma, inv_count, u, v)
         split(ks["dx"], g, x, split.arg, vec, mean, invstd, gamma, u, v, I64(0), I64(1), dx)
     return run
 
@@ -143,12 +143,12 @@ def _batch_norm_eval_backward(desc, dtypes, shapes, outs):
             dgamma.fill(0)
             dbeta.fill(0)
             return
-        part = _workspace(c * int(split.n_chunks), K.sums_bytes(dt))
+        part = _workspace(c * split.n_chunks, K.sums_bytes(dt))
         split(ks["grad_sums_eval"], g, x, split.arg, _aligned(g, x, dx), running_mean,
               running_var, gamma, I64(0), I64(1), eps, dx, part)
         # (gamma, u, v are not read without UV)
-        _finish(ks["grad_finish"], c, part, split.n_chunks, I64(c), dgamma, dbeta, gamma,
-                dt.type(0), dgamma, dbeta)
+        _finish(ks["grad_finish"], c, split.n_chunks, part, split.n_chunks, I64(c),
+                dgamma, dbeta, gamma, dt.type(0), dgamma, dbeta)
     return run
 
 
@@ -170,11 +170,11 @@ def _group_norm(desc, dtypes, shapes, outs):
             mean.fill(np.nan)
             rstd.fill(np.nan)
             return
-        part = _workspace(stats * int(split_stats.n_chunks), K.moments_bytes(dt))
+        part = _workspace(stats * split_stats.n_chunks, K.moments_bytes(dt))
         var = cupy.empty(stats, dt)
         split_stats(ks["stats"], x, part, split_stats.arg, _aligned(x))
-        _finish(ks["stats_finish"], stats, part, split_stats.n_chunks, I64(stats), eps, mean,
-                rstd, var)
+        _finish(ks["stats_finish"], stats, split_stats.n_chunks, part, split_stats.n_chunks,
+                I64(stats), eps, mean, rstd, var)
         split(ks["apply"], x, y, split.arg, _aligned(x, y), mean, rstd, gamma, beta,
               I64(groups), I64(c // groups), eps)
     return run
@@ -204,9 +204,9 @@ def _group_norm_backward(desc, dtypes, shapes, outs):
         u, v = uv[:n * groups], uv[n * groups:]
         sums(ks["grad_sums"], g, x, sums.arg, vec, mean, rstd, gamma, I64(groups), I64(cg),
              dt.type(0), dx, part)
-        _finish(ks["grad_finish"], c, part, sums.n_chunks, I64(c), dgamma, dbeta, gamma,
+        _finish(ks["grad_finish"], c, n, part, sums.n_chunks, I64(c), dgamma, dbeta, gamma,
                 dt.type(0), dgamma, dbeta)
-        _finish(ks["gn_grad_finish"], n * groups, part, I64(n), I64(c), I64(groups), gamma,
+        _finish(ks["gn_grad_finish"], n * groups, cg, part, I64(n), I64(c), I64(groups), gamma,
                 inv_count, u, v)
         split(ks["dx"], g, x, split.arg, vec, mean, rstd, gamma, u, v, I64(groups), I64(cg), dx)
     return run
