@@ -14,6 +14,16 @@ def pytest_addoption(parser):
                      choices=("numpy", "cupy", "all"),
                      help="backends to test: numpy, cupy or all (default: numpy, plus cupy "
                           "when a GPU is usable)")
+    parser.addoption("--cutensor", action="store", default=None, metavar="PATH",
+                     help="load this libcutensor.so.2 in every test process, so contractions "
+                          "(einsum, Contract) take the cuTENSOR fast path where it applies")
+
+
+def pytest_configure(config):
+    path = config.getoption("--cutensor")
+    if path:
+        import hipfer
+        hipfer.load_cutensor(path)
 
 
 def _selected(config):
