@@ -96,10 +96,14 @@ def main(argv=None) -> int:
     ap.add_argument("--json", help="write the results here as JSON")
     ap.add_argument("--profile", help="write a cProfile report of hipfer's warm network "
                                       "calls (host time) to this file")
+    ap.add_argument("--cutensor", metavar="PATH", help="load this libcutensor.so.2 first: "
+                    "pairwise steps cuTENSOR takes run as one library call")
     opts = ap.parse_args(argv)
 
     import cupy
     import hipfer as hf
+    if opts.cutensor:
+        hf.load_cutensor(opts.cutensor)
     try:
         import torch
     except ImportError:
@@ -202,7 +206,8 @@ def main(argv=None) -> int:
     compare(f"lattice Z {rr}x{cc}, D={bd}, float64", ah, ac)
 
     # ---- print
-    print(f"# einsum benchmarks on {cupy.cuda.runtime.getDeviceProperties(0)['name'].decode()}")
+    lib = f", cuTENSOR {opts.cutensor} loaded" if opts.cutensor else ""
+    print(f"# einsum benchmarks on {cupy.cuda.runtime.getDeviceProperties(0)['name'].decode()}{lib}")
     print(f"# GEMM peak measured: sgemm {peaks[np.float32]:.1f} TFLOP/s, cgemm {peaks[np.complex64]:.1f} TFLOP/s")
     print("| case | hipfer ms | other ms | ratio | TFLOP/s | of GEMM peak | note |")
     print("|---|---|---|---|---|---|---|")
