@@ -143,3 +143,11 @@ def test_ci_runs_the_readme_test_command():
     ci = (ROOT / ".ci" / "run").read_text()
     assert 'python3 -m pip install ".[test]" && python3 -m pytest -q' in readme
     assert '".[test]"' in ci and "python3 -m pytest -q" in ci
+
+
+def test_nn_doc_is_current():
+    spec = importlib.util.spec_from_file_location("gen_nn", ROOT / "docs" / "gen_nn.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    doc = (ROOT / "docs" / "nn.md").read_text()
+    assert gen.committed(doc) == gen.generated(), "docs/nn.md is stale: run python docs/gen_nn.py --write"
