@@ -14,31 +14,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 
 import numpy as np
 
+from _timing import timer  # noqa: E402 (benchmarks/ is on sys.path when run as a script)
 
-def timer(cupy):
-    """time_ms(fn): median over rounds of the mean time of `inner` back-to-back calls
-    between two device events -- calls queue up as they do in a real program, so host
-    work that overlaps the device's is not counted twice."""
-    def time_ms(fn, rounds=7, inner=5, warmup=3):
-        for _ in range(warmup):
-            fn()
-        cupy.cuda.Device().synchronize()
-        times = []
-        for _ in range(rounds):
-            start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-            start.record()
-            for _ in range(inner):
-                fn()
-            stop.record()
-            stop.synchronize()
-            times.append(cupy.cuda.get_elapsed_time(start, stop) / inner)
-        return statistics.median(times)
-    return time_ms
+
 
 
 def rand(cupy, shape, dtype, rng):

@@ -15,38 +15,14 @@ cupy.dot (cuBLAS) and torch.sum / torch.dot.
 """
 from __future__ import annotations
 
-import argparse
-import json
-import statistics
-import sys
 
 import numpy as np
 
-
-def timer(cupy):
-    def time_ms(fn, rounds=7, inner=10, warmup=3):
-        for _ in range(warmup):
-            fn()
-        cupy.cuda.Device().synchronize()
-        times = []
-        for _ in range(rounds):
-            start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-            start.record()
-            for _ in range(inner):
-                fn()
-            stop.record()
-            stop.synchronize()
-            times.append(cupy.cuda.get_elapsed_time(start, stop) / inner)
-        return statistics.median(times)
-    return time_ms
+from _timing import run_cases  # noqa: E402 (benchmarks/ is on sys.path when run as a script)
 
 
-def copy_bandwidth(cupy, time_ms) -> float:
-    """Bytes per ms of a device-to-device copy (read + write counted)."""
-    src = cupy.ones(1 << 28, np.float32)
-    dst = cupy.empty_like(src)
-    ms = time_ms(lambda: dst.__setitem__(Ellipsis, src))
-    return 2 * src.nbytes / ms
+
+
 
 
 def cases(cupy, torch, hf, nn, rng, quick: bool):
@@ -133,46 +109,7 @@ def torch_adam(torch, p, g, m, v) -> dict:
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="smaller sizes")
-    ap.add_argument("--json", help="also write the results here")
-    args = ap.parse_args()
-    import cupy
-    import hipfer as hf
-    import hipfer.nn as nn
-    try:
-        import torch
-        if not torch.cuda.is_available():
-            torch = None
-    except ImportError:
-        torch = None
-    time_ms = timer(cupy)
-    bw = copy_bandwidth(cupy, time_ms)
-    print(f"device-to-device copy: {bw / 1e6:.0f} GB/s\n")
-    rng = np.random.default_rng(0)
-    rows = []
-    print("| op | shape | dtype | hipfer ms | GB/s | of floor | others (ms) |")
-    print("| --- | --- | --- | ---: | ---: | ---: | --- |")
-    for name, shape, dt, nbytes, fn, others in cases(cupy, torch, hf, nn, rng, args.quick):
-        t = time_ms(fn)
-        res = {"op": name, "shape": list(shape), "dtype": np.dtype(dt).name, "ms": t,
-               "gbps": nbytes / t / 1e6, "of_floor": nbytes / bw / t, "others": {}}
-        for other, ofn in others.items():
-            if ofn is None:
-                continue
-            try:
-                res["others"][other] = time_ms(ofn)
-            except Exception as e:  # a comparator failing is recorded, not fatal
-                res["others"][other] = f"failed: {type(e).__name__}: {e}"[:80]
-        rows.append(res)
-        txt = ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}"
-                        for k, v in res["others"].items())
-        print(f"| {name} | {tuple(shape)} | {res['dtype']} | {t:.3f} | {res['gbps']:.0f} | "
-              f"{res['of_floor']:.2f} | {txt} |")
-        sys.stdout.flush()
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"copy_gbps": bw / 1e6, "cases": rows}, f, indent=1)
+    run_cases(__doc__, cases)
 
 
 if __name__ == "__main__":
