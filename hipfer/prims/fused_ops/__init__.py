@@ -89,6 +89,28 @@ def probe_shapes(desc) -> tuple:
     return tuple(op_def(desc.op).probe(desc))
 
 
+class Handler:
+    """A backend's FusedPrims handler: the MAKERS of its modules fused_<topic>.py
+    (``{op name: make(desc, dtypes, shapes, outs) -> run(inputs, out, **runtime)}``),
+    imported on first use."""
+
+    def __init__(self, package: str):
+        self.package = package
+        self._makers: dict = {}
+
+    def makers(self) -> dict:
+        if not self._makers:
+            for topic in TOPICS:
+                self._makers.update(importlib.import_module(f"{self.package}.fused_{topic}").MAKERS)
+        return self._makers
+
+    def supports(self, desc, dtypes) -> bool:
+        return desc.op in self.makers()
+
+    def make(self, desc, dtypes, shapes, outs, strides, conj):
+        return self.makers()[desc.op](desc, dtypes, shapes, outs)
+
+
 # ------------------------------------------------------------ rules shared by the topics
 def floats(desc, dtypes, *which) -> np.dtype:
     """The common float32/float64 dtype of the operands at positions which (all if none)."""
