@@ -88,7 +88,7 @@ def instance_list(exprs: Iterable[str]) -> str:
 # Modules of hipfer.kernels that list instantiations via instances() -> [(group, file, [exprs])]
 INSTANCE_MODULES = ("elementwise", "reduction", "indexing", "rng", "gemm", "sort", "scan", "search",
                     "fused_blas", "fused_activation", "fused_norm", "fused_batchnorm", "fused_movement",
-                    "fused_conv")
+                    "fused_conv", "fused_lrp", "fused_logic", "fused_recurrent")
 
 
 def all_instances() -> List[Tuple[str, str, List[str]]]:

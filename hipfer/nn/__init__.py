@@ -12,10 +12,14 @@ from ._norm import *  # noqa: F401,F403
 from ._batchnorm import *  # noqa: F401,F403
 from ._movement import *  # noqa: F401,F403
 from ._conv import *  # noqa: F401,F403
+from ._lrp import *  # noqa: F401,F403
+from ._logic import *  # noqa: F401,F403
+from ._recurrent import *  # noqa: F401,F403
 
-from . import _activation, _batchnorm, _blas, _conv, _movement, _norm  # noqa: E402
+from . import _activation, _batchnorm, _blas, _conv, _logic, _lrp, _movement, _norm, _recurrent  # noqa: E402
 
 #: every public function, by topic (docs/nn.md is generated from this)
 TOPICS = {"blas": _blas, "activation": _activation, "norm": _norm, "batchnorm": _batchnorm,
-          "movement": _movement, "conv": _conv}
+          "movement": _movement, "conv": _conv, "lrp": _lrp, "logic": _logic,
+          "recurrent": _recurrent}
 __all__ = sorted(n for m in TOPICS.values() for n in m.__all__)

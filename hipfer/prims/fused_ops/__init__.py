@@ -17,6 +17,9 @@ reference (``hipfer/backends/numpy/fused_<topic>.py``) and one GPU implementatio
                 top_k_rows
     conv        im2col, col2im_add, max_pool, max_unpool, avg_pool (+ backward); conv2d
                 is composed in hipfer.nn from im2col + gemm_ex
+    lrp         epsilon-rule layer-wise relevance propagation passes
+    logic       soft logic (t-norms), power-mean aggregator, tanh-Gaussian policy, RL rows
+    recurrent   LSTM/GRU cells, state-space scans (Mamba selective scan, RWKV WKV, RetNet)
 
 Conventions for every op: floating operands are float32 or float64 and share one dtype;
 index operands are int64; inputs are C-contiguous (hipfer.nn copies others first);
@@ -33,7 +36,8 @@ from typing import Callable, Dict, Tuple
 
 import numpy as np
 
-TOPICS = ("blas", "activation", "norm", "batchnorm", "movement", "conv")
+TOPICS = ("blas", "activation", "norm", "batchnorm", "movement", "conv", "lrp", "logic",
+          "recurrent")
 
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 INDEX = np.dtype(np.int64)

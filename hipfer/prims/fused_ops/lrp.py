@@ -1,0 +1,4 @@
+"""Fused ops, lrp: shape and dtype rules (see hipfer.prims.fused_ops)."""
+from __future__ import annotations
+
+OPS = ()
