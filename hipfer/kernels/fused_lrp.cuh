@@ -33,9 +33,10 @@ __global__ void fused_lrp_divide(const T* __restrict__ r, const T* __restrict__ 
   }
 }
 
-// out = x * g (the contributions times the back-projected quotients).
+// out = x * g (the contributions times the back-projected quotients); out may be g
+// (the GEMM writes g into the output buffer), so neither is __restrict__.
 template <class T>
-__global__ void fused_lrp_mul(const T* __restrict__ x, const T* __restrict__ g, T* __restrict__ out, i64 n) {
+__global__ void fused_lrp_mul(const T* __restrict__ x, const T* g, T* out, i64 n) {
   HF_GRID_LOOP(i, n) { out[i] = x[i] * g[i]; }
 }
 
