@@ -256,6 +256,22 @@ def test_tanh_gaussian_saturated(be):
     np.testing.assert_allclose(host(logp), [want], rtol=1e-6)
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_tanh_gaussian_sample(be, rng, dtype):
+    """eps from the counter-based stream: the same numbers on every backend."""
+    mean, log_std = normal(rng, (9, 5), dtype), 0.3 * normal(rng, (9, 5), dtype)
+    gen = hf.random.Generator(1234, offset=10)
+    action, logp, eps = nn.tanh_gaussian_sample(hf.asarray(mean), hf.asarray(log_std), gen)
+    assert gen.offset == 10 + 46  # 45 normals, rounded up to even
+    want_eps = host(hf.random.Generator(1234, offset=10).normal((9, 5), dtype=dtype, device="cpu"))
+    np.testing.assert_allclose(host(eps), want_eps, **tol(dtype))
+    wa, wl = nn.tanh_gaussian(cpu(mean), cpu(log_std), cpu(host(eps)))
+    np.testing.assert_allclose(host(action), host(wa), **tol(dtype))
+    np.testing.assert_allclose(host(logp), host(wl), **tol(dtype))
+    with pytest.raises(TypeError, match="Generator"):
+        nn.tanh_gaussian_sample(hf.asarray(mean), hf.asarray(log_std), 1234)
+
+
 def test_tanh_gaussian_backward_fd(be, rng):
     n, d = 4, 3
     mean, log_std, eps = normal(rng, (n, d), np.float64), 0.5 * normal(rng, (n, d), np.float64), normal(rng, (n, d), np.float64)

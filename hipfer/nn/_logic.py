@@ -7,11 +7,12 @@ sum has a fixed order, so the same inputs give the same bits on every call.
 from __future__ import annotations
 
 from ..prims.fused_ops.logic import check_tau
+from ..random import Generator
 from ._common import fused, tensor, writable
 
 __all__ = ["logic_pointwise", "logic_pointwise_backward", "logic_pointwise_lrp",
            "aggregator", "aggregator_backward", "aggregator_lrp", "tanh_gaussian",
-           "tanh_gaussian_backward", "policy_gradient_loss", "policy_gradient_backward",
+           "tanh_gaussian_sample", "tanh_gaussian_backward", "policy_gradient_loss", "policy_gradient_backward",
            "td_target", "polyak_update"]
 
 
@@ -69,6 +70,19 @@ def tanh_gaussian(mean, log_std, eps):
     name = "tanh_gaussian"
     return fused(name, [tensor(mean, name, "mean"), tensor(log_std, name, "log_std"),
                         tensor(eps, name, "eps")])
+
+
+def tanh_gaussian_sample(mean, log_std, generator):
+    """tanh_gaussian with eps drawn from generator (a hipfer.random.Generator: the
+    counter-based normal stream, the same on every backend; it advances by the draw).
+    Returns (action, log_prob, eps); keep eps for tanh_gaussian_backward."""
+    name = "tanh_gaussian_sample"
+    mean = tensor(mean, name, "mean")
+    if not isinstance(generator, Generator):
+        raise TypeError(f"{name}(): generator must be a hipfer.random.Generator, got "
+                        f"{type(generator).__name__}")
+    eps = generator.normal(mean.shape, dtype=mean.dtype, device=mean.device)
+    return tanh_gaussian(mean, log_std, eps) + (eps,)
 
 
 def tanh_gaussian_backward(mean, log_std, eps, grad_action, grad_log_prob):
