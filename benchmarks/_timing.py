@@ -1,37 +1,28 @@
-"""What every benchmark shares: device-event timing and the copy-bandwidth ceiling."""
+"""What every benchmark shares: device-event timing and the copy-bandwidth ceiling.
+
+The timer is hipfer.bench.timing's, the one `hipfer bench` uses (one timer in the
+project); this module keeps the scripts' interface to it.
+"""
 from __future__ import annotations
 
-import statistics
-
 import numpy as np
+
+from hipfer.bench.timing import Timer, copy_bandwidth as _copy_bandwidth
 
 
 def timer(cupy):
     """time_ms(fn): median over rounds of the mean time of `inner` back-to-back calls
-    between two device events, after a warm-up. Calls queue up as they do in a real
-    program, so host work that overlaps the device's is not counted twice."""
-    def time_ms(fn, rounds=7, inner=5, warmup=3):
-        for _ in range(warmup):
-            fn()
-        cupy.cuda.Device().synchronize()
-        times = []
-        for _ in range(rounds):
-            start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-            start.record()
-            for _ in range(inner):
-                fn()
-            stop.record()
-            stop.synchronize()
-            times.append(cupy.cuda.get_elapsed_time(start, stop) / inner)
-        return statistics.median(times)
-    return time_ms
+    between two device events, after a warm-up (hipfer.bench.timing.Timer on the GPU,
+    7 rounds of 5 calls after 3 warm-up calls unless a call says otherwise). Calls queue
+    up as they do in a real program, so host work that overlaps the device's is not
+    counted twice."""
+    return Timer("gpu", cupy=cupy, rounds=7, inner=5, warmup=3)
 
 
 def copy_bandwidth(cupy, time_ms, nbytes: int = 1 << 30) -> float:
-    """Bytes per ms of a large device-to-device copy (bytes read + bytes written)."""
-    src = cupy.ones(nbytes // 4, np.float32)
-    dst = cupy.empty_like(src)
-    return 2 * src.nbytes / time_ms(lambda: cupy.copyto(dst, src))
+    """Bytes per ms of a large device-to-device copy (bytes read + bytes written), on
+    random data."""
+    return _copy_bandwidth(cupy, time_ms, nbytes)
 
 
 def run_cases(doc: str, cases) -> None:

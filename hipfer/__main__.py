@@ -3,6 +3,7 @@
     hipfer info [--json] [--hiptensor PATH] [--cutensor PATH]
     hipfer dump-kernels DIR [--only SUBSTR]
     hipfer demo [ARGS...]
+    hipfer bench [--quick] [--device cpu|gpu] [--json FILE] [--plot FILE.png] [--only SUBSTR]
 
 ``info`` and ``dump-kernels`` import only ``hipfer.prims.registry`` and
 ``hipfer.kernels``: they work where CuPy is missing, broken or has no driver, which is
@@ -157,6 +158,15 @@ def cmd_demo(args) -> int:
     return int(rc or 0)
 
 
+# ----------------------------------------------------------------------- bench
+def cmd_bench(args) -> int:
+    from hipfer import bench  # lazily: it imports hipfer's namespace (and CuPy on a GPU)
+    try:
+        return bench.run(args)
+    except bench.UsageError as e:
+        args.bench_parser.error(str(e))  # exits 2 with the usage line, as argparse does
+
+
 # ----------------------------------------------------------------------- parse
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
@@ -180,6 +190,16 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--only", default="", metavar="SUBSTR",
                    help="only the groups whose name contains SUBSTR")
     s.set_defaults(func=cmd_dump_kernels)
+
+    s = sub.add_parser("bench",
+                       help="hipfer against the device's limits and NumPy / CuPy / PyTorch "
+                            "(table, --json, --plot)",
+                       description="Measure the device's limits (copy bandwidth, GEMM rate per "
+                                   "dtype), then hipfer against them and against NumPy (CPU) or "
+                                   "CuPy and PyTorch (GPU) on the same inputs.")
+    from hipfer.bench import add_arguments as _bench_arguments
+    _bench_arguments(s)
+    s.set_defaults(func=cmd_bench, bench_parser=s)
 
     # everything after `demo` goes to the demo untouched (see _split_demo_args)
     s = sub.add_parser("demo", help="run the demo (hipfer demo --help for its options)",
