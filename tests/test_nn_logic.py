@@ -135,11 +135,11 @@ def test_logic_pointwise(be, rng, dtype, norm, kind, k, trailing):
 
 @pytest.mark.parametrize("norm", NORMS)
 @pytest.mark.parametrize("kind", KINDS)
-@pytest.mark.parametrize("k", [1, 2, 4])
+@pytest.mark.parametrize("k", [1, 2, 4, 10])  # 10: past the register path (8 operands)
 def test_logic_pointwise_backward_fd(be, rng, norm, kind, k):
     x = truth(rng, (k, 3, 5), np.float64)
     if norm == "lukasiewicz" and k > 1:  # both sides of the clamp, away from the kink
-        x[:, 0] = 0.95 if kind == "and" else 0.1
+        x[:, 0] = 0.95 if kind == "and" else 0.05
         x[:, 1] = 0.3 if kind == "and" else 0.6
     g = normal(rng, (3, 5), np.float64)
     gx = host(nn.logic_pointwise_backward(hf.asarray(x), hf.asarray(g), kind=kind, norm=norm))
@@ -366,6 +366,10 @@ def _cases(rng, dt):
         cases += [(f"agg{p}", lambda x, p=p: nn.aggregator(x, p=p), [xp]),
                   (f"aggbwd{p}", lambda x, r, p=p: nn.aggregator_backward(x, r, p=p), [xp, rp]),
                   (f"agglrp{p}", lambda x, r, p=p: nn.aggregator_lrp(x, r, p=p), [xp, rp])]
+    xk = truth(rng, (11, 301), dt)  # the product backward's many-operand path
+    gk = normal(rng, (301,), dt)
+    cases += [(f"bwdk11{kind}", lambda x, g, kind=kind: nn.logic_pointwise_backward(x, g, kind=kind), [xk, gk])
+              for kind in KINDS]
     cases += [("tanh", nn.tanh_gaussian, [m, s, e]),
               ("tanhbwd", nn.tanh_gaussian_backward, [m, s, e, ga, gl]),
               ("pg", lambda *a: nn.policy_gradient_loss(*a, entropy_coef=0.05), [z, act, adv]),

@@ -18,6 +18,8 @@
 #define HF_LOGIC_HALF_LOG_2PI 0.9189385332046727418
 // -inf as a float (no INFINITY macro under NVRTC/hiprtc); exact as a double too
 #define HF_LOGIC_NEG_INF (-__int_as_float(0x7f800000))
+// product backward: up to this many operands stay in registers (one pass over memory)
+#define HF_LOGIC_REG_K 8
 
 namespace hf {
 
@@ -84,7 +86,22 @@ __global__ void fused_logic_pointwise_backward(const T* __restrict__ x, const T*
     const T* xj = x + j;
     T* gj = gx + j;
     const T gv = g[j];
-    if (NORM == LOGIC_PRODUCT) {
+    if (NORM == LOGIC_PRODUCT && k <= HF_LOGIC_REG_K) {  // factors in registers: one pass
+      T f[HF_LOGIC_REG_K], prefix[HF_LOGIC_REG_K];
+      T p = T(1);
+#pragma unroll
+      for (int i = 0; i < HF_LOGIC_REG_K; ++i) {
+        f[i] = i < k ? lg_factor<OR>(xj[i * n]) : T(1);  // padding with 1 is exact
+        prefix[i] = p;
+        p *= f[i];
+      }
+      T s = T(1);
+#pragma unroll
+      for (int i = HF_LOGIC_REG_K - 1; i >= 0; --i) {
+        if (i < k) gj[i * n] = gv * (prefix[i] * s);
+        s *= f[i];
+      }
+    } else if (NORM == LOGIC_PRODUCT) {  // many factors: the prefixes parked in gx
       T p = T(1);
       for (i64 i = 0; i < k; ++i) { gj[i * n] = p; p *= lg_factor<OR>(xj[i * n]); }
       T s = T(1);
