@@ -257,8 +257,9 @@ def test_retention_backward_fd(be, rng):
 
 # ---------------------------------------- every backend against the CPU, repeatability
 CELL_SIZES = [(1, 1), (3, 33), (7, 65), (0, 4), (129, 257)]
+# N (Dk, Dv) of 1..16, 17..64 and over 64 reach each lane-state variant of the GPU kernels
 SCAN_SIZES = [(1, 1, 1, 1), (2, 7, 33, 5), (3, 65, 17, 16), (1, 300, 2, 3), (0, 4, 3, 2), (2, 0, 3, 2),
-              (2, 3, 257, 1)]
+              (2, 3, 257, 1), (2, 5, 3, 17), (1, 4, 2, 65)]
 
 
 def run_both(be, f, arrays, grad_shapes, rng, dt):
@@ -305,7 +306,8 @@ def test_wkv_matches_cpu(be, rng, dtype, b, l, c):
 
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("b,l,dk,dv", [(1, 1, 1, 1), (2, 7, 5, 33), (3, 65, 16, 17), (0, 3, 2, 2),
-                                       (2, 0, 3, 2), (1, 300, 3, 2), (2, 3, 65, 1)])
+                                       (2, 0, 3, 2), (1, 300, 3, 2), (2, 3, 65, 1),
+                                       (2, 4, 70, 66)])
 def test_retention_matches_cpu(be, rng, dtype, b, l, dk, dv):
     r = ret_in(rng, dtype, b, l, dk, dv)
     run_both(be, nn.retention, r, [], rng, dtype)

@@ -4,8 +4,9 @@
 // Cells are elementwise over (N, H). Scans give one thread to each independent lane (a
 // (batch, channel) pair) and loop over time, and over the state inside a step, in
 // order: every sum has one owner and a fixed order, no atomics, results repeat bit for
-// bit. A lane's state lives in a global scratch laid out (state index, lane), so that
-// neighbouring threads touch neighbouring addresses. Sums across lanes (over batch or
+// bit. A lane's state lives in registers when it is short (template R, see lane_state),
+// else in a global scratch laid out (state index, lane), so that neighbouring threads
+// touch neighbouring addresses. Sums across lanes (over batch or
 // channels) are left to the fixed-order row/column sums of fused_blas.
 #pragma once
 #include "common.cuh"
@@ -19,6 +20,21 @@ __device__ __forceinline__ f64 rec_tanh(f64 x) { return ::tanh(x); }
 // 1 / (1 + exp(-x)), as the NumPy reference: exp overflowing to inf gives 0.
 template <class T> __device__ __forceinline__ T rec_sigmoid(T x) { return T(1) / (T(1) + rec_exp(-x)); }
 template <class T> __device__ __forceinline__ T rec_max(T a, T b) { return a > b ? a : b; }
+
+// A lane's state vector of n values. R > 0: in registers (n <= R), and every loop over
+// it runs R times unrolled (HF_REC_FOR), so each index is a constant and no array goes
+// to memory. R == 0: in the global scratch at mem[i * stride] (stride = lanes), for any n.
+template <class T, int R>
+struct lane_state {
+  T reg[R > 0 ? R : 1];
+  T* mem;
+  i64 stride;
+  __device__ __forceinline__ lane_state(T* scratch, i64 lane, i64 lanes) : mem(scratch + lane), stride(lanes) {}
+  __device__ __forceinline__ T& operator[](i64 i) { return R > 0 ? reg[i] : mem[i * stride]; }
+};
+// for (i = 0; i < n; ++i) over a lane_state<T, R>.
+#define HF_REC_FOR(i, R, n) \
+  _Pragma("unroll") for (i64 i = 0; i < ((R) > 0 ? (i64)(R) : (n)); ++i) if ((R) == 0 || i < (n))
 
 // ---- cells: element e = (row r, unit j) of (N, H); gate k of row r at r * kH + k H + j --
 
@@ -121,7 +137,7 @@ __global__ void fused_gru_lrp_prev(const T* __restrict__ acts, const T* __restri
 
 // ---- Mamba selective scan: lane = (b, d) of (B, D), state h[n] at state[n * lanes + lane]
 
-template <class T>
+template <class T, int R>
 __global__ void fused_selective_scan(const T* __restrict__ x, const T* __restrict__ delta,
                                      const T* __restrict__ A, const T* __restrict__ Bm,
                                      const T* __restrict__ C, const T* __restrict__ d_skip,
@@ -131,16 +147,16 @@ __global__ void fused_selective_scan(const T* __restrict__ x, const T* __restric
   HF_GRID_LOOP(lane, lanes) {
     const i64 b = lane / D, d = lane - b * D;
     const T* a = A + d * N;
-    T* h = state + lane;
-    for (i64 s = 0; s < N; ++s) h[s * lanes] = T(0);
+    lane_state<T, R> h(state, lane, lanes);
+    HF_REC_FOR(s, R, N) h[s] = T(0);
     const T skip = d_skip[d];
     for (i64 t = 0; t < L; ++t) {
       const i64 at = (b * L + t) * D + d, bt = (b * L + t) * N;
       const T dt = delta[at], xt = x[at], dx = dt * xt;
       T acc = T(0);
-      for (i64 s = 0; s < N; ++s) {
-        const T hs = rec_exp(dt * a[s]) * h[s * lanes] + dx * Bm[bt + s];
-        h[s * lanes] = hs;
+      HF_REC_FOR(s, R, N) {
+        const T hs = rec_exp(dt * a[s]) * h[s] + dx * Bm[bt + s];
+        h[s] = hs;
         acc += hs * C[bt + s];
       }
       y[at] = acc + skip * xt;
@@ -154,7 +170,7 @@ __global__ void fused_selective_scan(const T* __restrict__ x, const T* __restric
 // hs and gc over d (rows of D), and dA_lanes (lanes, N) and dD_lanes (lanes) over b.
 // carry and dA_acc: (N, lanes) scratch for the reverse carry dh_{t+1} exp(delta_{t+1} A)
 // and the dA sums.
-template <class T>
+template <class T, int R>
 __global__ void fused_selective_scan_backward(
     const T* __restrict__ x, const T* __restrict__ delta, const T* __restrict__ A,
     const T* __restrict__ Bm, const T* __restrict__ C, const T* __restrict__ d_skip,
@@ -176,9 +192,10 @@ __global__ void fused_selective_scan_backward(
         gc[ht] = dyt * h;
       }
     }
-    for (i64 s = 0; s < N; ++s) {
-      carry[s * lanes + lane] = T(0);
-      dA_acc[s * lanes + lane] = T(0);
+    lane_state<T, R> cy(carry, lane, lanes), acc(dA_acc, lane, lanes);
+    HF_REC_FOR(s, R, N) {
+      cy[s] = T(0);
+      acc[s] = T(0);
     }
     const T skip = d_skip[d];
     T dD = T(0);
@@ -186,22 +203,22 @@ __global__ void fused_selective_scan_backward(
       const i64 at = (b * L + t) * D + d, bt = (b * L + t) * N;
       const T dt = delta[at], xt = x[at], dyt = dy[at], dxt = dt * xt;
       T sum_delta = T(0), sum_x = T(0);
-      for (i64 s = 0; s < N; ++s) {
+      HF_REC_FOR(s, R, N) {
         const i64 ht = (bt + s) * D + d;
         const T e = rec_exp(dt * a[s]);
-        const T dh = dyt * C[bt + s] + carry[s * lanes + lane];
+        const T dh = dyt * C[bt + s] + cy[s];
         const T hp = t > 0 ? hs[ht - N * D] : T(0);
         sum_delta += dh * (hp * a[s] * e + xt * Bm[bt + s]);
         sum_x += dh * dt * Bm[bt + s];
-        dA_acc[s * lanes + lane] += dh * hp * dt * e;
+        acc[s] += dh * hp * dt * e;
         hs[ht] = dh * dxt;
-        carry[s * lanes + lane] = dh * e;
+        cy[s] = dh * e;
       }
       ddelta[at] = sum_delta;
       dx[at] = sum_x + skip * dyt;
       dD += dyt * xt;
     }
-    for (i64 s = 0; s < N; ++s) dA_lanes[lane * N + s] = dA_acc[s * lanes + lane];
+    HF_REC_FOR(s, R, N) dA_lanes[lane * N + s] = acc[s];
     dD_lanes[lane] = dD;
   }
 }
@@ -295,7 +312,7 @@ __global__ void fused_wkv_backward(const T* __restrict__ w_raw, const T* __restr
 // ---- RetNet recurrent retention: S_t = gamma S_{t-1} + k_t^T v_t, o_t = q_t S_t ----------
 
 // Lane (b, j) of (B, Dv) owns column j of S: state[i * lanes + lane].
-template <class T>
+template <class T, int R>
 __global__ void fused_retention(const T* __restrict__ q, const T* __restrict__ k,
                                 const T* __restrict__ v, const T* __restrict__ gamma,
                                 T* __restrict__ o, T* __restrict__ state, i64 nb, i64 L,
@@ -304,15 +321,15 @@ __global__ void fused_retention(const T* __restrict__ q, const T* __restrict__ k
   HF_GRID_LOOP(lane, lanes) {
     const i64 b = lane / Dv, j = lane - b * Dv;
     const T g = gamma[b];
-    T* s = state + lane;
-    for (i64 i = 0; i < Dk; ++i) s[i * lanes] = T(0);
+    lane_state<T, R> s(state, lane, lanes);
+    HF_REC_FOR(i, R, Dk) s[i] = T(0);
     for (i64 t = 0; t < L; ++t) {
       const i64 qt = (b * L + t) * Dk, vt = (b * L + t) * Dv + j;
       const T vv = v[vt];
       T acc = T(0);
-      for (i64 i = 0; i < Dk; ++i) {
-        const T si = g * s[i * lanes] + k[qt + i] * vv;
-        s[i * lanes] = si;
+      HF_REC_FOR(i, R, Dk) {
+        const T si = g * s[i] + k[qt + i] * vv;
+        s[i] = si;
         acc += q[qt + i] * si;
       }
       o[vt] = acc;
@@ -324,31 +341,31 @@ __global__ void fused_retention(const T* __restrict__ q, const T* __restrict__ k
 // gamma G_{t-1}) and of the adjoint dS_t = q_t^T do_t + gamma dS_{t+1}, each (Dv, lanes)
 // scratch: dq_t[i] = sum_j do_t[j] S_t[i, j], dk_t[i] = sum_j dS_t[i, j] v_t[j], and
 // dg_lanes[lane] = sum_t q_t[i] sum_j do_t[j] G_t[i, j] (the host sums over i).
-template <class T>
+template <class T, int R>
 __global__ void fused_retention_backward_rows(const T* __restrict__ q, const T* __restrict__ k,
                                               const T* __restrict__ v, const T* __restrict__ gamma,
                                               const T* __restrict__ dout, T* __restrict__ dq,
                                               T* __restrict__ dk, T* __restrict__ dg_lanes,
-                                              T* __restrict__ s, T* __restrict__ sg,
+                                              T* __restrict__ s_scratch, T* __restrict__ sg_scratch,
                                               i64 nb, i64 L, i64 Dk, i64 Dv) {
   const i64 lanes = nb * Dk;
   HF_GRID_LOOP(lane, lanes) {
     const i64 b = lane / Dk, i = lane - b * Dk;
     const T g = gamma[b];
-    for (i64 j = 0; j < Dv; ++j) {
-      s[j * lanes + lane] = T(0);
-      sg[j * lanes + lane] = T(0);
+    lane_state<T, R> s(s_scratch, lane, lanes), sg(sg_scratch, lane, lanes);
+    HF_REC_FOR(j, R, Dv) {
+      s[j] = T(0);
+      sg[j] = T(0);
     }
     T dg = T(0);
     for (i64 t = 0; t < L; ++t) {
       const i64 qt = (b * L + t) * Dk + i, vt = (b * L + t) * Dv;
       const T kk = k[qt];
       T acc = T(0), acc_g = T(0);
-      for (i64 j = 0; j < Dv; ++j) {
-        const i64 at = j * lanes + lane;
-        const T sj = s[at], gj = sj + g * sg[at], nsj = g * sj + kk * v[vt + j];
-        sg[at] = gj;
-        s[at] = nsj;
+      HF_REC_FOR(j, R, Dv) {
+        const T sj = s[j], gj = sj + g * sg[j], nsj = g * sj + kk * v[vt + j];
+        sg[j] = gj;
+        s[j] = nsj;
         acc += nsj * dout[vt + j];
         acc_g += gj * dout[vt + j];
       }
@@ -356,16 +373,15 @@ __global__ void fused_retention_backward_rows(const T* __restrict__ q, const T* 
       dg += q[qt] * acc_g;
     }
     dg_lanes[lane] = dg;
-    T* ds = s;  // S is done with: its scratch holds the adjoint
-    for (i64 j = 0; j < Dv; ++j) ds[j * lanes + lane] = T(0);
+    lane_state<T, R>& ds = s;  // S is done with: its storage holds the adjoint
+    HF_REC_FOR(j, R, Dv) ds[j] = T(0);
     for (i64 t = L - 1; t >= 0; --t) {
       const i64 qt = (b * L + t) * Dk + i, vt = (b * L + t) * Dv;
       const T qq = q[qt];
       T acc = T(0);
-      for (i64 j = 0; j < Dv; ++j) {
-        const i64 at = j * lanes + lane;
-        const T d = g * ds[at] + qq * dout[vt + j];
-        ds[at] = d;
+      HF_REC_FOR(j, R, Dv) {
+        const T d = g * ds[j] + qq * dout[vt + j];
+        ds[j] = d;
         acc += d * v[vt + j];
       }
       dk[qt] = acc;
@@ -374,23 +390,24 @@ __global__ void fused_retention_backward_rows(const T* __restrict__ q, const T* 
 }
 
 // Lane (b, j) of (B, Dv) owns column j of the adjoint dS: dv_t[j] = sum_i dS_t[i, j] k_t[i].
-template <class T>
+template <class T, int R>
 __global__ void fused_retention_backward_cols(const T* __restrict__ q, const T* __restrict__ k,
                                               const T* __restrict__ gamma, const T* __restrict__ dout,
-                                              T* __restrict__ dv, T* __restrict__ ds,
+                                              T* __restrict__ dv, T* __restrict__ ds_scratch,
                                               i64 nb, i64 L, i64 Dk, i64 Dv) {
   const i64 lanes = nb * Dv;
   HF_GRID_LOOP(lane, lanes) {
     const i64 b = lane / Dv, j = lane - b * Dv;
     const T g = gamma[b];
-    for (i64 i = 0; i < Dk; ++i) ds[i * lanes + lane] = T(0);
+    lane_state<T, R> ds(ds_scratch, lane, lanes);
+    HF_REC_FOR(i, R, Dk) ds[i] = T(0);
     for (i64 t = L - 1; t >= 0; --t) {
       const i64 qt = (b * L + t) * Dk, vt = (b * L + t) * Dv + j;
       const T dd = dout[vt];
       T acc = T(0);
-      for (i64 i = 0; i < Dk; ++i) {
-        const T d = g * ds[i * lanes + lane] + q[qt + i] * dd;
-        ds[i * lanes + lane] = d;
+      HF_REC_FOR(i, R, Dk) {
+        const T d = g * ds[i] + q[qt + i] * dd;
+        ds[i] = d;
         acc += d * k[qt + i];
       }
       dv[vt] = acc;

@@ -19,10 +19,12 @@ from ._engine import BLOCK, get_kernels, grid_for
 SCAN_BLOCK = 64
 
 
-def _kernel(name: str, dt):
-    """One kernel of fused_recurrent.cuh: a dtype's kernels compile together, once."""
+def _kernel(name: str, dt, state: int = None):
+    """One kernel of fused_recurrent.cuh (a dtype's kernels compile together, once); a
+    scan whose lane state has `state` values gets its register variant when it fits."""
     exprs = K.exprs(dt)
-    return get_kernels(K.FILE, exprs)[exprs.index(K.expr(name, dt))]
+    regs = None if state is None else K.regs_for(state)
+    return get_kernels(K.FILE, exprs)[exprs.index(K.expr(name, dt, regs))]
 
 
 def _row_sums(dt, m: int, n: int):
@@ -69,7 +71,7 @@ def _scan_grid(lanes: int):
 def _selective_scan(desc, dtypes, shapes, outs):
     dt = outs[0][1]
     (b, l, d), n = shapes[0], shapes[2][1]
-    kernel = _kernel("selective_scan", dt)
+    kernel = _kernel("selective_scan", dt, n)
     dims = tuple(np.int64(v) for v in (b, l, d, n))
 
     def run(inputs, out):
@@ -83,7 +85,7 @@ def _selective_scan_backward(desc, dtypes, shapes, outs):
     dt = outs[0][1]
     (b, l, d), n = shapes[0], shapes[2][1]
     lanes = b * d
-    kernel = _kernel("selective_scan_backward", dt)
+    kernel = _kernel("selective_scan_backward", dt, n)
     dims = tuple(np.int64(v) for v in (b, l, d, n))
     sum_d = _row_sums(dt, b * l * n, d)           # dBm, dC: over the channels
     sum_b_dA, sum_b_dD = _column_sums(dt, b, d * n), _column_sums(dt, b, d)  # over the batch
@@ -136,7 +138,7 @@ def _wkv_backward(desc, dtypes, shapes, outs):
 def _retention(desc, dtypes, shapes, outs):
     dt = outs[0][1]
     (b, l, dk), dv = shapes[0], shapes[2][2]
-    kernel = _kernel("retention", dt)
+    kernel = _kernel("retention", dt, dk)
     dims = tuple(np.int64(v) for v in (b, l, dk, dv))
 
     def run(inputs, out):
@@ -149,7 +151,8 @@ def _retention(desc, dtypes, shapes, outs):
 def _retention_backward(desc, dtypes, shapes, outs):
     dt = outs[0][1]
     (b, l, dk), dv = shapes[0], shapes[2][2]
-    rows, cols = _kernel("retention_backward_rows", dt), _kernel("retention_backward_cols", dt)
+    rows = _kernel("retention_backward_rows", dt, dv)
+    cols = _kernel("retention_backward_cols", dt, dk)
     dims = tuple(np.int64(v) for v in (b, l, dk, dv))
     sum_i = _row_sums(dt, b, dk)
 
