@@ -8,6 +8,7 @@ and a 2-thread OpenBLAS made the small GEMMs of --quick up to 100x slower there.
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -91,6 +92,11 @@ def test_quick_table_has_the_ratio_columns(quick):
     rows = [ln for ln in lines if ln.startswith("| ") and " | " in ln]
     for c in res["cases"]:
         assert any(f"| {c['group']} | {c['name']} |" in ln for ln in rows), c["name"]
+    ncols = header.count("|")
+    case_rows = [ln for ln in rows if ln.split(" | ")[0][2:] in C.GROUPS]
+    assert len(case_rows) == len(res["cases"])
+    for ln in case_rows:  # no stray '|' inside a cell
+        assert len(re.findall(r"(?<!\\)\|", ln)) == ncols, ln
     assert "| target | pass | miss | n/a |" in r.stdout
     assert "pass cpu <=1.2x numpy" in r.stdout or "MISS cpu <=1.2x numpy" in r.stdout
 

@@ -530,8 +530,8 @@ def _einsum(ctx):
         def mps(dt=dt):
             arrays, labels, conj = _mps(ctx.rng(98), sites, bond, 2, dt)
             return _network_case(ctx, arrays, labels, conj, dt, (sites, bond),
-                                 note="<psi|psi>, bra = conj(ket)")
-        out.append(Spec(g, f"MPS <psi|psi> {sites} sites D={bond} {dt}", mps))
+                                 note="<psi, psi>, bra = conj(ket)")
+        out.append(Spec(g, f"MPS norm {sites} sites D={bond} {dt}", mps))
 
     rr, cc, bd = ctx.sizes["lattice"]
 

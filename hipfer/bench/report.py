@@ -44,7 +44,12 @@ def _note(r) -> str:
     if e:
         parts.append(f"rel.err vs {e['vs']} {e['value']:.1e}" if e["value"] is not None
                      else f"no check vs {e['vs']}: {e.get('why', '')}")
-    return "; ".join(parts).replace("|", "/")
+    return "; ".join(parts)
+
+
+def _cell(text) -> str:
+    """Text safe in a markdown table cell."""
+    return str(text).replace("|", "\\|").replace("\n", " ")
 
 
 def format_table(result: dict) -> str:
@@ -82,7 +87,7 @@ def format_table(result: dict) -> str:
             pr = r.get("peers", {}).get(p, {})
             cells += [_ms(pr.get("ms")), "" if pr.get("ratio") is None else f"{pr['ratio']:.2f}"]
         cells += [_targets(r), _note(r)]
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     s = result["summary"]
     lines += ["", "| target | pass | miss | n/a |", "| --- | ---: | ---: | ---: |"]
     for label, c in s["targets"].items():
