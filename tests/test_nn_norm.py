@@ -11,7 +11,10 @@ from hipfer.kernels import fused_norm as K
 from test_tensor import host, rand
 
 FLOATS = [np.float32, np.float64]
-COLS = [1, 7, 33, 1000, 4097]
+#: on the GPU: sub-warp teams (1, 7, 33), a warp or block per row with the row in
+#: registers (1000, 4097), and rows longer than a block holds: 8200 for the backward ops
+#: with column sums (fused_norm_column_products), 40000 for every op (several tiles)
+COLS = [1, 7, 33, 1000, 4097, 8200, 40000]
 
 
 def check(got, ref, dtype, scale=1.0):
@@ -23,8 +26,9 @@ def check(got, ref, dtype, scale=1.0):
 
 
 def shapes_for(cols):
-    """Many rows (odd counts), a 3-d batch, a single row, and no rows."""
-    return [(37, cols), (2, 3, cols), (cols,), (0, cols)]
+    """Many rows (odd counts), a 3-d batch, a single row, and no rows (fewer rows when
+    they are long)."""
+    return [(37 if cols < 5000 else 5, cols), (2, 3, cols), (cols,), (0, cols)]
 
 
 # ----------------------------------------------------------------- float64 references
@@ -277,6 +281,29 @@ def test_bitwise_determinism(be, rng, dtype, shape):
     assert run_all() == run_all()
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape", [(9, 1000), (3, 4096), (50, 64), (2, 40000)])
+def test_alignment_does_not_change_results(be, rng, dtype, shape):
+    """Operands one element off 16 bytes (no 16-byte loads on the GPU) give the same bits:
+    each thread holds the same values in the same order either way."""
+    cols = shape[-1]
+    x, g = rand(rng, shape, dtype), rand(rng, shape, dtype)
+    gamma, beta = hf.asarray(rand(rng, (cols,), dtype)), hf.asarray(rand(rng, (cols,), dtype))
+    pos = hf.asarray((0.5 + rng.random(shape[:-1])).astype(dtype))
+
+    def shifted(a):  # contiguous, at an offset of one element
+        return hf.reshape(hf.asarray(np.concatenate([a.ravel()[:1], a.ravel()]))[1:], shape)
+
+    def run_all(x, g):
+        outs = [nn.softmax_rows(x), nn.logsumexp_rows(x), nn.softmax_rows_backward(g, x)]
+        outs += nn.layer_norm(x, gamma, beta, eps=1e-5)
+        outs += nn.layer_norm_backward(g, x, pos, gamma)
+        outs += nn.rms_norm(x, gamma, eps=1e-6)
+        outs += nn.rms_norm_backward(g, x, pos, gamma)
+        return [host(t).tobytes() for t in outs]
+    assert run_all(hf.asarray(x), hf.asarray(g)) == run_all(shifted(x), shifted(g))
+
+
 # ------------------------------------------------------------------------------ bad input
 def test_bad_input(be):
     x, g = hf.asarray(np.ones((4, 3))), hf.asarray(np.ones(3))
@@ -329,16 +356,34 @@ def test_bad_input(be):
 
 # ------------------------------------------------------------------- launch geometry rules
 @pytest.mark.parametrize("itemsize", [4, 8])
-@pytest.mark.parametrize("n_cache,n_acc", [(1, 0), (2, 0), (2, 1), (2, 2)])
-def test_geometry(itemsize, n_cache, n_acc):
-    for cols in [0, 1, 7, 8, 9, 33, 256, 257, 1000, 4097, 6000, 70001]:
+@pytest.mark.parametrize("kernel", list(K.VALUES))
+def test_geometry(itemsize, kernel):
+    v = K.values(kernel, itemsize)
+    assert v % K.vector_width(itemsize) == 0          # whole 16-byte vectors
+    for cols in [0, 1, 7, 8, 9, 33, 256, 257, 1000, 4097, 6000, 8200, 32768, 70001]:
         for rows in (1, 37, 100000):
-            g = K.geometry(rows, cols, itemsize, n_cache, n_acc, sm_count=132)
-            assert (g.tpr & (g.tpr - 1)) == 0 and g.block % 64 == 0
-            assert g.tpr <= 32 or g.block == g.tpr   # a team is a sub-warp or the block
-            assert g.block % g.tpr == 0 and g.smem <= K.SMEM_BUDGET and 1 <= g.grid
-            teams = g.block // g.tpr
-            assert g.grid <= -(-rows // teams)       # no block without rows
-            if n_acc and teams > 1:
-                assert g.acc_shared                  # teams combine in shared memory
-            assert g.tpr * K.COLS_PER_THREAD >= cols or g.tpr == K.MAX_BLOCK
+            for resident in (None, lambda block, smem: 3):
+                g = K.geometry(kernel, rows, cols, itemsize, 132, resident)
+                assert (g.tpr & (g.tpr - 1)) == 0 and g.block % 64 == 0
+                assert g.tpr <= 32 or g.block == g.tpr   # a team is a sub-warp or the block
+                teams = g.block // g.tpr
+                assert g.block % g.tpr == 0 and 1 <= g.grid <= -(-rows // teams)  # no idle block
+                assert g.tiles == max(1, -(-cols // (g.tpr * v)))
+                # the fewest threads that hold the row; more tiles only past the largest block
+                assert g.tpr == 1 or (g.tpr // 2) * v < cols
+                assert g.tiles == 1 or g.tpr == K.MAX_BLOCK
+                n_acc = K.N_ACC.get(kernel, 0)
+                assert g.smem == (teams * n_acc * cols * itemsize if teams > 1 else 0)
+                assert g.smem <= 46 * 1024               # within every device's default
+    with pytest.raises(ValueError, match="too long"):       # 32-bit columns in a row
+        K.geometry(kernel, 1, 2 ** 31, itemsize, 132)
+
+
+@pytest.mark.parametrize("itemsize", [4, 8])
+def test_products_geometry(itemsize):
+    for rows in (1, 7, 37, 5000, 10 ** 7):
+        for cols in (1, 127, 128, 8200, 70001):
+            p = K.products_geometry(rows, cols, itemsize, 132)
+            assert p.col_blocks * K.COL_LANES * K.vector_width(itemsize) >= cols
+            assert p.chunks * p.chunk >= rows > (p.chunks - 1) * p.chunk  # every row, no empty chunk
+            assert 1 <= p.chunks <= K.MAX_GRID_Y

@@ -2,31 +2,41 @@
 // logsumexp, layer norm and RMS norm, forward and backward.
 //
 // Operands are C-contiguous (rows, cols). A *team* of tpr threads (a power of two) owns one
-// row at a time, and thread `lane` of a team always takes columns lane, lane + tpr, ...
-// (neighbouring lanes read neighbouring columns: coalesced).
+// row at a time:
 //   tpr <= 32:              blockDim.x / tpr teams per block, reducing with XOR shuffles
 //                           (a team never straddles a warp, whose size is 32 or 64);
-//   tpr == blockDim.x > 32: one team per block, reducing across warps in shared memory.
+//   tpr == blockDim.x > 32: one team per block, finishing its reductions across warps
+//                           through shared memory.
 // Block b takes the row groups g = b, b + gridDim.x, ...; team t of the block takes row
 // g * teams + t. Every thread of a block runs the same loop (a team past the last row joins
 // with no columns), so shuffles and __syncthreads always see whole warps and blocks.
-// Each sum runs in an order fixed by (cols, tpr, blockDim, gridDim, warp size), which the
-// host derives from the shapes and the device alone: results repeat bit for bit, and no
-// float is ever accumulated with atomics.
 //
-// Dynamic shared memory, per team (the host decides what fits: kernels/fused_norm.py):
-//   cache       the row's operands, so that the later passes over a row read shared memory
-//               instead of global memory (each input is read from memory once);
-//   acc_shared  the backward ops' column accumulators (dgamma, dbeta), summed over the
-//               block's teams in team order at the end into the block's row of `part`;
-//               without it (one team per block) the team accumulates in `part` directly.
-// The passes read through generic pointers, which may point at shared or global memory.
+// Rows live in registers. A thread holds V values of its row per *tile* (V a template
+// argument, kernels/fused_norm.py VALUES), as V / W vectors of W = 16 / sizeof(T)
+// neighbours: in tile t, value e of vector k of thread `lane` is column
+//     t * tpr * V + (k * tpr + lane) * W + e,
+// so neighbouring lanes take neighbouring 16-byte vectors (coalesced). With `vec` (every
+// row operand 16-byte aligned and cols % W == 0) a vector is one 16-byte load or store,
+// otherwise W scalar ones; both give the same values in the same registers, so the
+// results do not depend on alignment. The host picks tpr so that a row fits one tile
+// (tpr * V >= cols) up to tpr = 1024. Longer rows take several tiles: pass 1 reads them
+// all, merging each tile's statistics into the thread's; pass 2 walks them backwards, so
+// the last tile is still in registers and the others are read again, most recent first
+// (from cache).
+//
+// Each row operand is read from memory once (per tile pass) and each result written once;
+// softmax takes one exp per value. Every sum runs in an order fixed by (cols, tpr, V,
+// blockDim, gridDim, warp size), which the host derives from the shapes and the device
+// alone: results repeat bit for bit, and no float is ever accumulated with atomics.
 #pragma once
 #include "common.cuh"
 
 // Largest block (kernels/fused_norm.py MAX_BLOCK): nvcc must keep a 1024-thread block
 // within the register file (<= 64 registers a thread), or the launch fails.
 #define HF_NORM_MAX_BLOCK 1024
+// Columns a block of fused_norm_column_sums / _column_products covers: 32 lanes of one
+// vector each (a tile width, not the warp size).
+#define HF_NORM_COL_LANES 32
 
 namespace hf {
 
@@ -43,13 +53,12 @@ template <> __device__ __forceinline__ f32 norm_neg_inf<f32>() {
 template <> __device__ __forceinline__ f64 norm_neg_inf<f64>() {
   return __longlong_as_double((i64)0xfff0000000000000ull);
 }
-
-struct norm_add { template <class T> __device__ static T apply(T a, T b) { return a + b; } };
 // NaN wins, so a row with a NaN has a NaN max.
-struct norm_max {
-  template <class T> __device__ static T apply(T a, T b) { return (a > b || a != a) ? a : b; }
-};
+template <class T> __device__ __forceinline__ T norm_max(T a, T b) {
+  return (a > b || a != a) ? a : b;
+}
 
+// ---- teams, rows and tiles -----------------------------------------------------------------
 struct norm_team {
   int tpr, lane, team, teams;  // threads per row, lane in the team, team in the block, teams per block
 };
@@ -65,257 +74,637 @@ __device__ __forceinline__ i64 norm_groups(i64 rows, const norm_team& tm) {
   return (rows + tm.teams - 1) / tm.teams;
 }
 
-// Op over the team's values, returned to every thread of the team. The order is fixed, and
-// all threads agree bit for bit (a butterfly adds the same two values on both sides).
-template <class Op, class T>
-__device__ T norm_team_reduce(T v, int tpr) {
-  __shared__ T partial[HF_MAX_WARPS_PER_BLOCK];
-  const int ws = warpSize;
-  for (int m = (tpr < ws ? tpr : ws) >> 1; m > 0; m >>= 1) v = Op::apply(v, HF_SHFL_XOR(v, m));
+// The team's row in group g: its index r, its columns n (0 past the last row) and where
+// it starts in a (rows, cols) operand.
+struct norm_row {
+  i64 r, n, base;
+};
+__device__ __forceinline__ norm_row norm_row_of(i64 g, const norm_team& tm, i64 rows, i64 cols) {
+  norm_row rw;
+  rw.r = g * tm.teams + tm.team;
+  rw.n = rw.r < rows ? cols : 0;
+  rw.base = rw.n ? rw.r * cols : 0;
+  return rw;
+}
+
+// Tiles of tpr * V columns a row of cols takes (at least one, so that rows of no columns
+// still run the loops).
+template <int V> __device__ __forceinline__ int norm_tiles(i64 cols, int tpr) {
+  const i64 per = (i64)tpr * V;
+  return cols > per ? (int)((cols + per - 1) / per) : 1;
+}
+
+// One thread's columns of tile t in a row of n columns: value i is column
+// c0 + (i / W) * step + i % W; the values past n are not there. Columns within a row are
+// 32-bit (the host keeps cols < 2^31 - tpr * V).
+template <class T, int V>
+struct norm_tile {
+  static constexpr int W = 16 / (int)sizeof(T);
+  static_assert(V % W == 0, "a thread holds whole 16-byte vectors");
+  int c0, step, n;
+  __device__ __forceinline__ norm_tile(int t, const norm_team& tm, i64 n_)
+      : c0(t * tm.tpr * V + tm.lane * W), step(tm.tpr * W), n((int)n_) {}
+  __device__ __forceinline__ bool has(int i) const { return c0 + (i / W) * step + i % W < n; }
+};
+
+template <class T> struct alignas(16) norm_pack { T v[16 / sizeof(T)]; };
+
+// r = the tile's values of the row at p, 0 where the row has none.
+template <class T, int V>
+__device__ __forceinline__ void norm_load(const T* p, const norm_tile<T, V>& tl, int vec,
+                                          T (&r)[V]) {
+  constexpr int W = norm_tile<T, V>::W;
+  if (vec) {
+#pragma unroll
+    for (int k = 0; k < V / W; ++k) {
+      const int c = tl.c0 + k * tl.step;
+      norm_pack<T> q = {};
+      if (c < tl.n) q = *reinterpret_cast<const norm_pack<T>*>(p + c);
+#pragma unroll
+      for (int e = 0; e < W; ++e) r[k * W + e] = q.v[e];
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < V / W; ++k)
+#pragma unroll
+      for (int e = 0; e < W; ++e) {
+        const int c = tl.c0 + k * tl.step + e;
+        r[k * W + e] = c < tl.n ? p[c] : T(0);
+      }
+  }
+}
+
+// The tile's values of the row at p = r (only the columns the row has).
+template <class T, int V>
+__device__ __forceinline__ void norm_store(T* p, const norm_tile<T, V>& tl, int vec,
+                                           const T (&r)[V]) {
+  constexpr int W = norm_tile<T, V>::W;
+  if (vec) {
+#pragma unroll
+    for (int k = 0; k < V / W; ++k) {
+      const int c = tl.c0 + k * tl.step;
+      norm_pack<T> q;
+#pragma unroll
+      for (int e = 0; e < W; ++e) q.v[e] = r[k * W + e];
+      if (c < tl.n) *reinterpret_cast<norm_pack<T>*>(p + c) = q;
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < V / W; ++k)
+#pragma unroll
+      for (int e = 0; e < W; ++e) {
+        const int c = tl.c0 + k * tl.step + e;
+        if (c < tl.n) p[c] = r[k * W + e];
+      }
+  }
+}
+
+// Vector k of the tile, for per-column operands (gamma, beta) taken a vector at a time
+// (few registers): r = its W values of the row at p (0 where the row has none), and back.
+template <class T, int V>
+__device__ __forceinline__ void norm_load_vec(const T* p, const norm_tile<T, V>& tl, int k,
+                                              int vec, T (&r)[norm_tile<T, V>::W]) {
+  constexpr int W = norm_tile<T, V>::W;
+  const int c = tl.c0 + k * tl.step;
+  if (vec) {
+    norm_pack<T> q = {};
+    if (c < tl.n) q = *reinterpret_cast<const norm_pack<T>*>(p + c);
+#pragma unroll
+    for (int e = 0; e < W; ++e) r[e] = q.v[e];
+  } else {
+#pragma unroll
+    for (int e = 0; e < W; ++e) r[e] = c + e < tl.n ? p[c + e] : T(0);
+  }
+}
+template <class T, int V>
+__device__ __forceinline__ void norm_store_vec(T* p, const norm_tile<T, V>& tl, int k, int vec,
+                                               const T (&r)[norm_tile<T, V>::W]) {
+  constexpr int W = norm_tile<T, V>::W;
+  const int c = tl.c0 + k * tl.step;
+  if (vec) {
+    norm_pack<T> q;
+#pragma unroll
+    for (int e = 0; e < W; ++e) q.v[e] = r[e];
+    if (c < tl.n) *reinterpret_cast<norm_pack<T>*>(p + c) = q;
+  } else {
+#pragma unroll
+    for (int e = 0; e < W; ++e)
+      if (c + e < tl.n) p[c + e] = r[e];
+  }
+}
+
+// ---- team reductions -----------------------------------------------------------------------
+// The reduced values: plain structs (they live in __shared__ arrays) with merge(lo, hi) and
+// a field-by-field shuffle.
+template <class T> struct norm_sum {
+  T s;
+  static __device__ __forceinline__ norm_sum merge(norm_sum a, norm_sum b) { return {a.s + b.s}; }
+  __device__ __forceinline__ norm_sum shfl_xor(int m) const { return {HF_SHFL_XOR(s, m)}; }
+};
+template <class T> struct norm_sum2 {
+  T a, b;
+  static __device__ __forceinline__ norm_sum2 merge(norm_sum2 x, norm_sum2 y) {
+    return {x.a + y.a, x.b + y.b};
+  }
+  __device__ __forceinline__ norm_sum2 shfl_xor(int m) const {
+    return {HF_SHFL_XOR(a, m), HF_SHFL_XOR(b, m)};
+  }
+};
+// A max m and the sum s of exp(v - m) over the values seen; m = -inf with s = 0 when no
+// value was above -inf.
+template <class T> struct norm_exp_sum {
+  T m, s;
+  // What a sum taken relative to m is relative to M >= m (1 when equal, also -inf == -inf).
+  static __device__ __forceinline__ T rescale(T m, T M) { return m == M ? T(1) : norm_exp(m - M); }
+  static __device__ __forceinline__ norm_exp_sum merge(norm_exp_sum x, norm_exp_sum y) {
+    const T m = norm_max(x.m, y.m);
+    return {m, x.s * rescale(x.m, m) + y.s * rescale(y.m, m)};
+  }
+  __device__ __forceinline__ norm_exp_sum shfl_xor(int k) const {
+    return {HF_SHFL_XOR(m, k), HF_SHFL_XOR(s, k)};
+  }
+};
+// Count, mean and sum of squared deviations from the mean, merged as Chan et al.
+template <class T> struct norm_moments {
+  T n, mean, m2;
+  static __device__ __forceinline__ norm_moments merge(norm_moments x, norm_moments y) {
+    if (y.n == T(0)) return x;
+    if (x.n == T(0)) return y;
+    const T n = x.n + y.n, d = y.mean - x.mean, f = y.n / n;
+    return {n, x.mean + d * f, x.m2 + y.m2 + d * d * x.n * f};
+  }
+  __device__ __forceinline__ norm_moments shfl_xor(int k) const {
+    return {HF_SHFL_XOR(n, k), HF_SHFL_XOR(mean, k), HF_SHFL_XOR(m2, k)};
+  }
+};
+
+// The merge of the team's values, returned to every thread of the team. Butterflies: each
+// step merges the lower lane's value with the upper lane's (the same call on both sides),
+// so the order is fixed and every thread ends with the same bits. A team wider than a warp
+// finishes over its warps' results in shared memory, every warp running the same butterfly.
+template <class A>
+__device__ A norm_team_reduce(A v, int tpr) {
+  __shared__ A partial[HF_MAX_WARPS_PER_BLOCK];
+  const int ws = warpSize, lane = threadIdx.x % ws;
+  for (int m = (tpr < ws ? tpr : ws) >> 1; m > 0; m >>= 1) {
+    const A o = v.shfl_xor(m);
+    v = (lane & m) ? A::merge(o, v) : A::merge(v, o);
+  }
   if (tpr <= ws) return v;
+  const int n_warps = blockDim.x / ws;  // a power of two <= 32 <= ws
   __syncthreads();  // the previous reduction's readers of `partial` are done
-  if (threadIdx.x % ws == 0) partial[threadIdx.x / ws] = v;
+  if (lane == 0) partial[threadIdx.x / ws] = v;
   __syncthreads();
-  const int n_warps = blockDim.x / ws;
-  v = partial[0];
-  for (int w = 1; w < n_warps; ++w) v = Op::apply(v, partial[w]);
+  v = partial[lane & (n_warps - 1)];
+  for (int m = n_warps >> 1; m > 0; m >>= 1) {
+    const A o = v.shfl_xor(m);
+    v = (lane & m) ? A::merge(o, v) : A::merge(v, o);
+  }
   return v;
 }
 
-// The block's row of the column sums: its teams' accumulators (`stride` apart in shared
-// memory) summed in team order. Nothing to do when the team accumulated in `part` itself.
-template <class T>
-__device__ void norm_store_partial(const T* acc0, i64 stride, T* part, i64 width, int teams,
-                                   int acc_shared) {
-  if (!acc_shared) return;
+// ---- the backward ops' column sums ---------------------------------------------------------
+// With a one-tile row, a thread keeps the same columns for every row, so it sums its
+// columns' terms (dgamma, dbeta) in registers; at the end the block's row of part
+// (N * cols values: sum j at j * cols) gets the sum over its teams, in team order, through
+// shared memory (teams * N * cols values) when there are several.
+template <class T, int V, int N>
+__device__ void norm_flush_sums(const T (&acc)[N][V], T* part, T* smem, i64 cols,
+                                const norm_team& tm, int vec) {
+  const i64 width = N * cols;
+  T* row = part + blockIdx.x * width;
+  const norm_tile<T, V> tl(0, tm, cols);
+  if (tm.teams == 1) {
+#pragma unroll
+    for (int j = 0; j < N; ++j) norm_store(row + j * cols, tl, vec, acc[j]);
+    return;
+  }
+#pragma unroll
+  for (int j = 0; j < N; ++j) norm_store(smem + tm.team * width + j * cols, tl, vec, acc[j]);
   __syncthreads();
   for (i64 c = threadIdx.x; c < width; c += blockDim.x) {
-    T v = acc0[c];
-    for (int t = 1; t < teams; ++t) v += acc0[t * stride + c];
-    part[blockIdx.x * width + c] = v;
+    T v = smem[c];
+    for (int t = 1; t < tm.teams; ++t) v += smem[t * width + c];
+    row[c] = v;
   }
 }
+
 
 // ---- softmax and logsumexp ---------------------------------------------------------------
-// m = max and s = sum(exp(x - m)) of the team's row (n columns at xr), in every thread;
-// with cache, the row is kept in c for the caller's next pass.
-template <class T>
-__device__ __forceinline__ void norm_softmax_stats(const T* xr, T* c, int cache, i64 n,
-                                                   const norm_team& tm, T& m, T& s) {
-  m = norm_neg_inf<T>();
-  for (i64 j = tm.lane; j < n; j += tm.tpr) {
-    const T v = xr[j];
-    if (cache) c[j] = v;
-    m = norm_max::apply(m, v);
+// Merges the tile's values v into st, leaving v[i] = exp(v[i] - st.m): one exp per value
+// (0 where the row has no value, and where st.m is -inf: no value so far above -inf).
+template <class T, int V>
+__device__ __forceinline__ void norm_exp_tile(norm_exp_sum<T>& st, T (&v)[V],
+                                              const norm_tile<T, V>& tl) {
+  T m = st.m;
+#pragma unroll
+  for (int i = 0; i < V; ++i)
+    if (tl.has(i)) m = norm_max(m, v[i]);
+  const bool live = m != norm_neg_inf<T>();
+  T s = st.s * norm_exp_sum<T>::rescale(st.m, m);
+#pragma unroll
+  for (int i = 0; i < V; ++i) {
+    const T e = norm_exp(v[i] - m);  // for every value: a select, not a branch, per value
+    v[i] = live && tl.has(i) ? e : T(0);
+    s += v[i];
   }
-  m = norm_team_reduce<norm_max>(m, tm.tpr);
-  const T* src = cache ? c : xr;
-  s = T(0);
-  for (i64 j = tm.lane; j < n; j += tm.tpr) s += norm_exp(src[j] - m);
-  s = norm_team_reduce<norm_add>(s, tm.tpr);
+  st.m = m;
+  st.s = s;
 }
 
-// out may be x (in place): each element is read and then written by the same thread.
-template <class T>
+// y = exp(x - max) / sum(exp(x - max)). The thread's exps are relative to its own max, and
+// rescaled to the row's once. out may be x (in place): each value is read, then written,
+// by the same thread.
+template <class T, int V>
 __global__ void __launch_bounds__(HF_NORM_MAX_BLOCK)
-fused_softmax_rows(const T* x, T* out, i64 rows, i64 cols, int tpr, int cache) {
-  HF_DYN_SHARED(T, smem);
+fused_softmax_rows(const T* x, T* out, i64 rows, i64 cols, int tpr, int vec) {
   const norm_team tm = norm_team_of(tpr);
-  T* c = smem + tm.team * cols;
-  for (i64 g = blockIdx.x; g < norm_groups(rows, tm); g += gridDim.x) {
-    const i64 r = g * tm.teams + tm.team, n = r < rows ? cols : 0, base = n ? r * cols : 0;
-    T m, s;
-    norm_softmax_stats(x + base, c, cache, n, tm, m, s);
-    const T* src = cache ? c : x + base;
-    const T inv = T(1) / s;
-    for (i64 j = tm.lane; j < n; j += tpr) out[base + j] = norm_exp(src[j] - m) * inv;
+  const int tiles = norm_tiles<V>(cols, tpr);
+  const i64 groups = norm_groups(rows, tm);
+  for (i64 g = blockIdx.x; g < groups; g += gridDim.x) {
+    const norm_row rw = norm_row_of(g, tm, rows, cols);
+    const T* xr = x + rw.base;
+    T v[V];
+    norm_exp_sum<T> st = {norm_neg_inf<T>(), T(0)};
+    for (int t = 0; t < tiles; ++t) {
+      const norm_tile<T, V> tl(t, tm, rw.n);
+      norm_load(xr, tl, vec, v);
+      norm_exp_tile(st, v, tl);
+    }
+    const norm_exp_sum<T> row = norm_team_reduce(st, tpr);
+    const T inv = T(1) / row.s;  // inf for a row of -inf: 0 * inf gives its NaNs
+    for (int t = tiles - 1; t >= 0; --t) {
+      const norm_tile<T, V> tl(t, tm, rw.n);
+      if (t == tiles - 1) {  // v holds exp(x - st.m)
+        const T k = norm_exp_sum<T>::rescale(st.m, row.m) * inv;
+#pragma unroll
+        for (int i = 0; i < V; ++i) v[i] *= k;
+      } else {
+        norm_load(xr, tl, vec, v);
+#pragma unroll
+        for (int i = 0; i < V; ++i) v[i] = norm_exp(v[i] - row.m) * inv;
+      }
+      norm_store(out + rw.base, tl, vec, v);
+    }
   }
 }
 
 // A row whose max is not finite (all -inf, a +inf, a NaN) has that max as its result;
 // no columns give -inf.
-template <class T>
+template <class T, int V>
 __global__ void __launch_bounds__(HF_NORM_MAX_BLOCK)
-fused_logsumexp_rows(const T* x, T* out, i64 rows, i64 cols, int tpr, int cache) {
-  HF_DYN_SHARED(T, smem);
+fused_logsumexp_rows(const T* x, T* out, i64 rows, i64 cols, int tpr, int vec) {
   const norm_team tm = norm_team_of(tpr);
-  T* c = smem + tm.team * cols;
-  for (i64 g = blockIdx.x; g < norm_groups(rows, tm); g += gridDim.x) {
-    const i64 r = g * tm.teams + tm.team, n = r < rows ? cols : 0, base = n ? r * cols : 0;
-    T m, s;
-    norm_softmax_stats(x + base, c, cache, n, tm, m, s);
-    if (tm.lane == 0 && r < rows) out[r] = m - m == T(0) ? m + norm_log(s) : m;  // m - m: 0 iff finite
+  const int tiles = norm_tiles<V>(cols, tpr);
+  const i64 groups = norm_groups(rows, tm);
+  for (i64 g = blockIdx.x; g < groups; g += gridDim.x) {
+    const norm_row rw = norm_row_of(g, tm, rows, cols);
+    T v[V];
+    norm_exp_sum<T> st = {norm_neg_inf<T>(), T(0)};
+    for (int t = 0; t < tiles; ++t) {
+      const norm_tile<T, V> tl(t, tm, rw.n);
+      norm_load(x + rw.base, tl, vec, v);
+      norm_exp_tile(st, v, tl);
+    }
+    const norm_exp_sum<T> row = norm_team_reduce(st, tpr);
+    if (tm.lane == 0 && rw.r < rows)  // m - m: 0 iff m is finite
+      out[rw.r] = row.m - row.m == T(0) ? row.m + norm_log(row.s) : row.m;
   }
 }
 
-// dx = y * (grad - sum(grad * y)); the cache holds grad then y.
-template <class T>
+// dx = y * (grad - sum(grad * y)).
+template <class T, int V>
 __global__ void __launch_bounds__(HF_NORM_MAX_BLOCK)
-fused_softmax_rows_backward(const T* grad, const T* y, T* dx, i64 rows, i64 cols,
-                            int tpr, int cache) {
-  HF_DYN_SHARED(T, smem);
+fused_softmax_rows_backward(const T* grad, const T* y, T* dx, i64 rows, i64 cols, int tpr,
+                            int vec) {
   const norm_team tm = norm_team_of(tpr);
-  T* cg = smem + 2 * tm.team * cols;
-  T* cy = cg + cols;
-  for (i64 g = blockIdx.x; g < norm_groups(rows, tm); g += gridDim.x) {
-    const i64 r = g * tm.teams + tm.team, n = r < rows ? cols : 0, base = n ? r * cols : 0;
-    T dot = T(0);
-    for (i64 j = tm.lane; j < n; j += tpr) {
-      const T a = grad[base + j], b = y[base + j];
-      if (cache) { cg[j] = a; cy[j] = b; }
-      dot += a * b;
+  const int tiles = norm_tiles<V>(cols, tpr);
+  const i64 groups = norm_groups(rows, tm);
+  for (i64 g = blockIdx.x; g < groups; g += gridDim.x) {
+    const norm_row rw = norm_row_of(g, tm, rows, cols);
+    T a[V], b[V];  // grad, y
+    norm_sum<T> dot = {T(0)};
+    for (int t = 0; t < tiles; ++t) {
+      const norm_tile<T, V> tl(t, tm, rw.n);
+      norm_load(grad + rw.base, tl, vec, a);
+      norm_load(y + rw.base, tl, vec, b);
+#pragma unroll
+      for (int i = 0; i < V; ++i) dot.s += a[i] * b[i];
     }
-    dot = norm_team_reduce<norm_add>(dot, tpr);
-    const T* sg = cache ? cg : grad + base;
-    const T* sy = cache ? cy : y + base;
-    for (i64 j = tm.lane; j < n; j += tpr) dx[base + j] = sy[j] * (sg[j] - dot);
+    const T d = norm_team_reduce(dot, tpr).s;
+    for (int t = tiles - 1; t >= 0; --t) {
+      const norm_tile<T, V> tl(t, tm, rw.n);
+      if (t != tiles - 1) {
+        norm_load(grad + rw.base, tl, vec, a);
+        norm_load(y + rw.base, tl, vec, b);
+      }
+#pragma unroll
+      for (int i = 0; i < V; ++i) a[i] = b[i] * (a[i] - d);
+      norm_store(dx + rw.base, tl, vec, a);
+    }
   }
 }
 
 // ---- layer norm ----------------------------------------------------------------------------
-// Mean first, then the variance from the kept row (no sum-of-squares cancellation);
-// xhat = (x - mean) / std, std = sqrt(var + eps), y = xhat * gamma + beta.
-template <class T>
+// The moments of the tile's values: the mean first, then the squared deviations from it
+// (no sum-of-squares cancellation).
+template <class T, int V>
+__device__ __forceinline__ norm_moments<T> norm_tile_moments(const T (&v)[V],
+                                                             const norm_tile<T, V>& tl) {
+  T n = T(0), s = T(0);
+#pragma unroll
+  for (int i = 0; i < V; ++i)
+    if (tl.has(i)) {
+      n += T(1);
+      s += v[i];
+    }
+  const T mean = n > T(0) ? s / n : T(0);
+  T m2 = T(0);
+#pragma unroll
+  for (int i = 0; i < V; ++i)
+    if (tl.has(i)) {
+      const T d = v[i] - mean;
+      m2 += d * d;
+    }
+  return {n, mean, m2};
+}
+
+// xhat = (x - mean) / std, std = sqrt(var + eps) (biased var), y = xhat * gamma + beta.
+template <class T, int V>
 __global__ void __launch_bounds__(HF_NORM_MAX_BLOCK)
 fused_layer_norm(const T* x, const T* gamma, const T* beta, T* y, T* xhat, T* std_,
-                 i64 rows, i64 cols, int tpr, int cache, T eps) {
-  HF_DYN_SHARED(T, smem);
+                 i64 rows, i64 cols, int tpr, int vec, T eps) {
+  constexpr int W = norm_tile<T, V>::W;
   const norm_team tm = norm_team_of(tpr);
-  T* c = smem + tm.team * cols;
-  for (i64 g = blockIdx.x; g < norm_groups(rows, tm); g += gridDim.x) {
-    const i64 r = g * tm.teams + tm.team, n = r < rows ? cols : 0, base = n ? r * cols : 0;
-    T s = T(0);
-    for (i64 j = tm.lane; j < n; j += tpr) {
-      const T v = x[base + j];
-      if (cache) c[j] = v;
-      s += v;
+  const int tiles = norm_tiles<V>(cols, tpr);
+  const i64 groups = norm_groups(rows, tm);
+  for (i64 g = blockIdx.x; g < groups; g += gridDim.x) {
+    const norm_row rw = norm_row_of(g, tm, rows, cols);
+    T v[V];
+    norm_moments<T> st = {T(0), T(0), T(0)};
+    for (int t = 0; t < tiles; ++t) {
+      const norm_tile<T, V> tl(t, tm, rw.n);
+      norm_load(x + rw.base, tl, vec, v);
+      st = norm_moments<T>::merge(st, norm_tile_moments(v, tl));
     }
-    const T mean = norm_team_reduce<norm_add>(s, tpr) / T(cols);
-    const T* src = cache ? c : x + base;
-    T ss = T(0);
-    for (i64 j = tm.lane; j < n; j += tpr) {
-      const T d = src[j] - mean;
-      ss += d * d;
+    const norm_moments<T> row = norm_team_reduce(st, tpr);
+    const T mean = row.mean, sd = norm_sqrt(row.m2 / T(cols) + eps), rs = T(1) / sd;
+    for (int t = tiles - 1; t >= 0; --t) {
+      const norm_tile<T, V> tl(t, tm, rw.n);
+      if (t != tiles - 1) norm_load(x + rw.base, tl, vec, v);
+#pragma unroll
+      for (int k = 0; k < V / W; ++k) {
+        T w[W], b[W];
+        norm_load_vec(gamma, tl, k, vec, w);
+        norm_load_vec(beta, tl, k, vec, b);
+#pragma unroll
+        for (int e = 0; e < W; ++e) {
+          T& h = v[k * W + e];
+          h = (h - mean) * rs;
+          w[e] = h * w[e] + b[e];
+        }
+        norm_store_vec(y + rw.base, tl, k, vec, w);
+      }
+      norm_store(xhat + rw.base, tl, vec, v);
     }
-    const T sd = norm_sqrt(norm_team_reduce<norm_add>(ss, tpr) / T(cols) + eps), rs = T(1) / sd;
-    for (i64 j = tm.lane; j < n; j += tpr) {
-      const T h = (src[j] - mean) * rs;
-      xhat[base + j] = h;
-      y[base + j] = h * gamma[j] + beta[j];
-    }
-    if (tm.lane == 0 && r < rows) std_[r] = sd;
+    if (tm.lane == 0 && rw.r < rows) std_[rw.r] = sd;
   }
 }
 
-// dx = (g - mean(g) - xhat * mean(g * xhat)) / std with g = grad * gamma; the partial
-// column sums dgamma = sum grad * xhat, dbeta = sum grad go to part (gridDim.x, 2 * cols),
-// summed by fused_norm_column_sums. Per team: [grad, xhat cache][dgamma, dbeta accumulators].
-template <class T>
+// dx = (g - mean(g) - xhat * mean(g * xhat)) / std with g = grad * gamma. The column sums
+// dgamma = sum grad * xhat, dbeta = sum grad: for one-tile rows, per block into part
+// (gridDim.x, 2 * cols) (norm_flush_sums; shared memory: teams * 2 * cols values when
+// teams > 1); longer rows leave them to fused_norm_column_products.
+template <class T, int V>
 __global__ void __launch_bounds__(HF_NORM_MAX_BLOCK)
 fused_layer_norm_backward(const T* grad, const T* xhat, const T* std_, const T* gamma,
-                          T* dx, T* part, i64 rows, i64 cols, int tpr, int cache,
-                          int acc_shared) {
+                          T* dx, T* part, i64 rows, i64 cols, int tpr, int vec) {
+  constexpr int W = norm_tile<T, V>::W;
   HF_DYN_SHARED(T, smem);
   const norm_team tm = norm_team_of(tpr);
-  const i64 stride = ((cache ? 2 : 0) + (acc_shared ? 2 : 0)) * cols;
-  T* cg = smem + tm.team * stride;
-  T* ch = cg + cols;
-  T* acc = acc_shared ? cg + (cache ? 2 : 0) * cols : part + blockIdx.x * 2 * cols;
-  for (i64 j = tm.lane; j < cols; j += tpr) acc[j] = acc[cols + j] = T(0);
-  for (i64 g = blockIdx.x; g < norm_groups(rows, tm); g += gridDim.x) {
-    const i64 r = g * tm.teams + tm.team, n = r < rows ? cols : 0, base = n ? r * cols : 0;
-    T a = T(0), b = T(0);
-    for (i64 j = tm.lane; j < n; j += tpr) {
-      const T gr = grad[base + j], h = xhat[base + j], gg = gr * gamma[j];
-      if (cache) { cg[j] = gr; ch[j] = h; }
-      a += gg;
-      b += gg * h;
+  const int tiles = norm_tiles<V>(cols, tpr);
+  const i64 groups = norm_groups(rows, tm);
+  T acc[2][V];
+#pragma unroll
+  for (int i = 0; i < V; ++i) acc[0][i] = acc[1][i] = T(0);
+  for (i64 g = blockIdx.x; g < groups; g += gridDim.x) {
+    const norm_row rw = norm_row_of(g, tm, rows, cols);
+    T a[V], h[V];  // grad, xhat
+    norm_sum2<T> s = {T(0), T(0)};
+    for (int t = 0; t < tiles; ++t) {
+      const norm_tile<T, V> tl(t, tm, rw.n);
+      norm_load(grad + rw.base, tl, vec, a);
+      norm_load(xhat + rw.base, tl, vec, h);
+#pragma unroll
+      for (int k = 0; k < V / W; ++k) {
+        T w[W];
+        norm_load_vec(gamma, tl, k, vec, w);
+#pragma unroll
+        for (int e = 0; e < W; ++e) {
+          const T gg = a[k * W + e] * w[e];
+          s.a += gg;
+          s.b += gg * h[k * W + e];
+        }
+      }
     }
-    const T ma = norm_team_reduce<norm_add>(a, tpr) / T(cols);
-    const T mb = norm_team_reduce<norm_add>(b, tpr) / T(cols);
-    const T rs = n ? T(1) / std_[r] : T(0);
-    const T* sg = cache ? cg : grad + base;
-    const T* sh = cache ? ch : xhat + base;
-    for (i64 j = tm.lane; j < n; j += tpr) {
-      const T gr = sg[j], h = sh[j];
-      dx[base + j] = (gr * gamma[j] - ma - h * mb) * rs;
-      acc[j] += gr * h;
-      acc[cols + j] += gr;
+    s = norm_team_reduce(s, tpr);
+    const T ma = s.a / T(cols), mb = s.b / T(cols);
+    const T rs = rw.n ? T(1) / std_[rw.r] : T(0);
+    for (int t = tiles - 1; t >= 0; --t) {
+      const norm_tile<T, V> tl(t, tm, rw.n);
+      if (t != tiles - 1) {
+        norm_load(grad + rw.base, tl, vec, a);
+        norm_load(xhat + rw.base, tl, vec, h);
+      }
+#pragma unroll
+      for (int k = 0; k < V / W; ++k) {
+        T w[W];
+        norm_load_vec(gamma, tl, k, vec, w);
+#pragma unroll
+        for (int e = 0; e < W; ++e) w[e] = (a[k * W + e] * w[e] - ma - h[k * W + e] * mb) * rs;
+        norm_store_vec(dx + rw.base, tl, k, vec, w);
+      }
+      if (tiles == 1)
+#pragma unroll
+        for (int i = 0; i < V; ++i) {
+          acc[0][i] += a[i] * h[i];
+          acc[1][i] += a[i];
+        }
     }
   }
-  norm_store_partial(smem + (cache ? 2 : 0) * cols, stride, part, 2 * cols, tm.teams, acc_shared);
+  if (tiles == 1) norm_flush_sums(acc, part, smem, cols, tm, vec);
 }
 
 // ---- RMS norm ------------------------------------------------------------------------------
 // rms = sqrt(mean(x^2) + eps), y = x / rms * gamma.
-template <class T>
+template <class T, int V>
 __global__ void __launch_bounds__(HF_NORM_MAX_BLOCK)
 fused_rms_norm(const T* x, const T* gamma, T* y, T* rms, i64 rows, i64 cols, int tpr,
-               int cache, T eps) {
-  HF_DYN_SHARED(T, smem);
+               int vec, T eps) {
+  constexpr int W = norm_tile<T, V>::W;
   const norm_team tm = norm_team_of(tpr);
-  T* c = smem + tm.team * cols;
-  for (i64 g = blockIdx.x; g < norm_groups(rows, tm); g += gridDim.x) {
-    const i64 r = g * tm.teams + tm.team, n = r < rows ? cols : 0, base = n ? r * cols : 0;
-    T ss = T(0);
-    for (i64 j = tm.lane; j < n; j += tpr) {
-      const T v = x[base + j];
-      if (cache) c[j] = v;
-      ss += v * v;
+  const int tiles = norm_tiles<V>(cols, tpr);
+  const i64 groups = norm_groups(rows, tm);
+  for (i64 g = blockIdx.x; g < groups; g += gridDim.x) {
+    const norm_row rw = norm_row_of(g, tm, rows, cols);
+    T v[V];
+    norm_sum<T> ss = {T(0)};
+    for (int t = 0; t < tiles; ++t) {
+      const norm_tile<T, V> tl(t, tm, rw.n);
+      norm_load(x + rw.base, tl, vec, v);
+#pragma unroll
+      for (int i = 0; i < V; ++i) ss.s += v[i] * v[i];
     }
-    const T rm = norm_sqrt(norm_team_reduce<norm_add>(ss, tpr) / T(cols) + eps), rr = T(1) / rm;
-    const T* src = cache ? c : x + base;
-    for (i64 j = tm.lane; j < n; j += tpr) y[base + j] = src[j] * rr * gamma[j];
-    if (tm.lane == 0 && r < rows) rms[r] = rm;
+    const T rm = norm_sqrt(norm_team_reduce(ss, tpr).s / T(cols) + eps), rr = T(1) / rm;
+    for (int t = tiles - 1; t >= 0; --t) {
+      const norm_tile<T, V> tl(t, tm, rw.n);
+      if (t != tiles - 1) norm_load(x + rw.base, tl, vec, v);
+#pragma unroll
+      for (int k = 0; k < V / W; ++k) {
+        T w[W];
+        norm_load_vec(gamma, tl, k, vec, w);
+#pragma unroll
+        for (int e = 0; e < W; ++e) w[e] = v[k * W + e] * rr * w[e];
+        norm_store_vec(y + rw.base, tl, k, vec, w);
+      }
+    }
+    if (tm.lane == 0 && rw.r < rows) rms[rw.r] = rm;
   }
 }
 
-// dx = g / rms - x * sum(g * x) / (cols * rms^3) with g = grad * gamma (the per-row gamma
-// term); the partial column sums dgamma = sum grad * x / rms go to part (gridDim.x, cols).
-// Per team: [grad, x cache][dgamma accumulators].
-template <class T>
+// dx = g / rms - x * sum(g * x) / (cols * rms^3) with g = grad * gamma; the column sums
+// dgamma = sum grad * x / rms as in fused_layer_norm_backward, into part (gridDim.x, cols).
+template <class T, int V>
 __global__ void __launch_bounds__(HF_NORM_MAX_BLOCK)
 fused_rms_norm_backward(const T* grad, const T* x, const T* rms, const T* gamma, T* dx,
-                        T* part, i64 rows, i64 cols, int tpr, int cache, int acc_shared) {
+                        T* part, i64 rows, i64 cols, int tpr, int vec) {
+  constexpr int W = norm_tile<T, V>::W;
   HF_DYN_SHARED(T, smem);
   const norm_team tm = norm_team_of(tpr);
-  const i64 stride = ((cache ? 2 : 0) + (acc_shared ? 1 : 0)) * cols;
-  T* cg = smem + tm.team * stride;
-  T* cx = cg + cols;
-  T* acc = acc_shared ? cg + (cache ? 2 : 0) * cols : part + blockIdx.x * cols;
-  for (i64 j = tm.lane; j < cols; j += tpr) acc[j] = T(0);
-  for (i64 g = blockIdx.x; g < norm_groups(rows, tm); g += gridDim.x) {
-    const i64 r = g * tm.teams + tm.team, n = r < rows ? cols : 0, base = n ? r * cols : 0;
-    T d = T(0);
-    for (i64 j = tm.lane; j < n; j += tpr) {
-      const T gr = grad[base + j], v = x[base + j];
-      if (cache) { cg[j] = gr; cx[j] = v; }
-      d += gr * gamma[j] * v;
+  const int tiles = norm_tiles<V>(cols, tpr);
+  const i64 groups = norm_groups(rows, tm);
+  T acc[1][V];
+#pragma unroll
+  for (int i = 0; i < V; ++i) acc[0][i] = T(0);
+  for (i64 g = blockIdx.x; g < groups; g += gridDim.x) {
+    const norm_row rw = norm_row_of(g, tm, rows, cols);
+    T a[V], v[V];  // grad, x
+    norm_sum<T> d = {T(0)};
+    for (int t = 0; t < tiles; ++t) {
+      const norm_tile<T, V> tl(t, tm, rw.n);
+      norm_load(grad + rw.base, tl, vec, a);
+      norm_load(x + rw.base, tl, vec, v);
+#pragma unroll
+      for (int k = 0; k < V / W; ++k) {
+        T w[W];
+        norm_load_vec(gamma, tl, k, vec, w);
+#pragma unroll
+        for (int e = 0; e < W; ++e) d.s += a[k * W + e] * w[e] * v[k * W + e];
+      }
     }
-    d = norm_team_reduce<norm_add>(d, tpr);
-    const T rr = n ? T(1) / rms[r] : T(0), k = d * rr * rr * rr / T(cols);
-    const T* sg = cache ? cg : grad + base;
-    const T* sx = cache ? cx : x + base;
-    for (i64 j = tm.lane; j < n; j += tpr) {
-      const T gr = sg[j], v = sx[j];
-      dx[base + j] = gr * gamma[j] * rr - v * k;
-      acc[j] += gr * v * rr;
+    const T rr = rw.n ? T(1) / rms[rw.r] : T(0);
+    const T k = norm_team_reduce(d, tpr).s * rr * rr * rr / T(cols);
+    for (int t = tiles - 1; t >= 0; --t) {
+      const norm_tile<T, V> tl(t, tm, rw.n);
+      if (t != tiles - 1) {
+        norm_load(grad + rw.base, tl, vec, a);
+        norm_load(x + rw.base, tl, vec, v);
+      }
+#pragma unroll
+      for (int q = 0; q < V / W; ++q) {
+        T w[W];
+        norm_load_vec(gamma, tl, q, vec, w);
+#pragma unroll
+        for (int e = 0; e < W; ++e) w[e] = a[q * W + e] * w[e] * rr - v[q * W + e] * k;
+        norm_store_vec(dx + rw.base, tl, q, vec, w);
+      }
+      if (tiles == 1)
+#pragma unroll
+        for (int i = 0; i < V; ++i) acc[0][i] += a[i] * v[i] * rr;
     }
   }
-  norm_store_partial(smem + (cache ? 2 : 0) * cols, stride, part, cols, tm.teams, acc_shared);
+  if (tiles == 1) norm_flush_sums(acc, part, smem, cols, tm, vec);
 }
 
-// Column c of the (n_part, width) partial rows, summed in row order: out0[c] for c < cols,
-// out1[c - cols] beyond (dgamma then dbeta).
+// ---- column sums over partial rows ---------------------------------------------------------
+// Rows longer than a tile: the backward ops' column sums read grad and b (xhat or x) again.
+// Block (cb, p) covers the 32 vectors of columns from cb * 32 * W in the rows
+// [p * chunk, (p + 1) * chunk); its thread (lane, j) sums the rows j, j + J, ...
+// (J = HF_NORM_ROW_LANES), and the J sums of a column are added in j order:
+//   part[p][c]        = sum grad[r][c] * b[r][c] (* 1 / rms[r] if scaled)  (dgamma)
+//   part[p][cols + c] = sum grad[r][c]                                     (dbeta, n_acc 2)
+// Each term is the one the row kernels add.
+#define HF_NORM_ROW_LANES 8
+template <class T>
+__global__ void __launch_bounds__(HF_NORM_COL_LANES * HF_NORM_ROW_LANES)
+fused_norm_column_products(const T* grad, const T* b, const T* rms, T* part, i64 rows,
+                           i64 cols, i64 chunk, int n_acc, int scaled, int vec) {
+  constexpr int W = 16 / (int)sizeof(T), L = HF_NORM_COL_LANES, J = HF_NORM_ROW_LANES;
+  __shared__ T sums[2][J][L * W];
+  norm_team lanes;  // the block's 32 column lanes as a team, for norm_tile
+  lanes.tpr = L;
+  lanes.lane = threadIdx.x % L;
+  lanes.team = 0;
+  lanes.teams = 1;
+  const int j = threadIdx.x / L;
+  const norm_tile<T, W> tl(blockIdx.x, lanes, cols);
+  const i64 r0 = (i64)blockIdx.y * chunk, r1 = r0 + chunk < rows ? r0 + chunk : rows;
+  T s0[W], s1[W];
+#pragma unroll
+  for (int e = 0; e < W; ++e) s0[e] = s1[e] = T(0);
+#pragma unroll 4
+  for (i64 r = r0 + j; r < r1; r += J) {
+    T a[W], v[W];
+    norm_load(grad + r * cols, tl, vec, a);
+    norm_load(b + r * cols, tl, vec, v);
+    const T k = scaled ? T(1) / rms[r] : T(1);
+#pragma unroll
+    for (int e = 0; e < W; ++e) {
+      s0[e] += scaled ? a[e] * v[e] * k : a[e] * v[e];
+      s1[e] += a[e];
+    }
+  }
+#pragma unroll
+  for (int e = 0; e < W; ++e) {
+    sums[0][j][lanes.lane * W + e] = s0[e];
+    sums[1][j][lanes.lane * W + e] = s1[e];
+  }
+  __syncthreads();
+  if (j != 0) return;
+  T* out = part + (i64)blockIdx.y * n_acc * cols;
+#pragma unroll
+  for (int e = 0; e < W; ++e) {
+    const i64 c = tl.c0 + e;
+    if (c >= cols) continue;
+    for (int q = 0; q < n_acc; ++q) {
+      T v = sums[q][0][lanes.lane * W + e];
+      for (int jj = 1; jj < J; ++jj) v += sums[q][jj][lanes.lane * W + e];
+      out[q * cols + c] = v;
+    }
+  }
+}
+
+// Column c of the (n_part, width) partial rows, summed in a fixed order: thread (lane, j)
+// of a block (32 columns x J = blockDim.x / 32 row lanes) sums the rows j, j + J, ..., then
+// the J sums are added in j order; out0[c] for c < cols, out1[c - cols] beyond (dgamma
+// then dbeta).
 template <class T>
 __global__ void __launch_bounds__(HF_NORM_MAX_BLOCK)
 fused_norm_column_sums(const T* part, i64 n_part, i64 width, i64 cols, T* out0, T* out1) {
-  HF_GRID_LOOP(c, width) {
-    T v = T(0);
-    for (i64 p = 0; p < n_part; ++p) v += part[p * width + c];
-    if (c < cols) out0[c] = v;
-    else out1[c - cols] = v;
-  }
+  __shared__ T sums[HF_NORM_MAX_BLOCK];
+  const int L = HF_NORM_COL_LANES, J = blockDim.x / L, lane = threadIdx.x % L,
+            j = threadIdx.x / L;
+  const i64 c = (i64)blockIdx.x * L + lane;
+  T v = T(0);
+  if (c < width)
+#pragma unroll 8
+    for (i64 p = j; p < n_part; p += J) v += part[p * width + c];
+  sums[threadIdx.x] = v;
+  __syncthreads();
+  if (j != 0 || c >= width) return;
+  for (int q = 1; q < J; ++q) v += sums[q * L + lane];
+  if (c < cols) out0[c] = v;
+  else out1[c - cols] = v;
 }
 
 }  // namespace hf

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -9,22 +10,44 @@ from . import ctype
 
 FILE = "fused_norm.cuh"
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-KERNELS = ("softmax_rows", "logsumexp_rows", "softmax_rows_backward", "layer_norm",
-           "layer_norm_backward", "rms_norm", "rms_norm_backward", "norm_column_sums")
 
-#: dynamic shared memory a block may take: CUDA allows 48 KiB less the static shared memory
-#: (the reductions' few hundred bytes) without an opt-in; AMD workgroups have 64 KiB of LDS
-SMEM_BUDGET = 46 * 1024
-#: columns each thread of a team takes (about): enough loads in flight, few threads idle
-COLS_PER_THREAD = 8
-MAX_BLOCK = 1024
+#: the row kernels, with the values of each row operand a thread keeps in registers per
+#: tile for 4-byte dtypes (8-byte ones keep half as many: the same bytes). About 32
+#: registers of row data a thread, so that a 1024-thread block fits the register file:
+#: one kept operand -> 32; grad and y -> 16 each; grad, xhat and the dgamma, dbeta sums
+#: -> 8 each (RMS norm: one sum less, kept the same).
+VALUES = {"softmax_rows": 32, "logsumexp_rows": 32, "softmax_rows_backward": 16,
+          "layer_norm": 32, "layer_norm_backward": 8, "rms_norm": 32, "rms_norm_backward": 8}
+#: column sums (dgamma [, dbeta]) a backward row kernel produces
+N_ACC = {"layer_norm_backward": 2, "rms_norm_backward": 1}
+KERNELS = tuple(VALUES) + ("norm_column_products", "norm_column_sums")
+
+MAX_BLOCK = 1024          # HF_NORM_MAX_BLOCK
 #: block size when teams are at most a warp (several rows per block)
 SMALL_TEAMS_BLOCK = 256
-#: threads an SM / CU keeps resident (NVIDIA 2048; AMD 2048-2560): the grid fills it once
+#: threads an SM / CU keeps resident (NVIDIA 2048; AMD 2048-2560), when the occupancy
+#: the compiled kernel allows is not known
 THREADS_PER_SM = 2048
+COL_LANES = 32            # HF_NORM_COL_LANES
+ROW_LANES = 8             # HF_NORM_ROW_LANES: fused_norm_column_products has 32 * 8 threads
+SUMS_BLOCK = 1024         # fused_norm_column_sums: 32 columns x 32 row lanes
+MAX_GRID_Y = 65535
+
+
+def values(kernel: str, itemsize: int) -> int:
+    """Values of each row operand a thread of `kernel` holds per tile."""
+    return VALUES[kernel] * 4 // itemsize
+
+
+def vector_width(itemsize: int) -> int:
+    """Values in one 16-byte load."""
+    return 16 // itemsize
 
 
 def expr(kernel: str, dt) -> str:
+    dt = np.dtype(dt)
+    if kernel in VALUES:
+        return f"hf::fused_{kernel}<{ctype(dt)}, {values(kernel, dt.itemsize)}>"
     return f"hf::fused_{kernel}<{ctype(dt)}>"
 
 
@@ -39,38 +62,60 @@ def instances():
 
 @dataclass(frozen=True)
 class Geometry:
-    tpr: int          # threads per row (a power of two)
+    tpr: int     # threads per row (a power of two)
     block: int
     grid: int
-    cache: bool       # the rows' operands are kept in shared memory between passes
-    acc_shared: bool  # the column accumulators live in shared memory
-    smem: int         # dynamic shared memory per block, bytes
+    tiles: int   # tiles of tpr * values() columns a row takes (1: rows stay in registers)
+    smem: int    # dynamic shared memory per block, bytes (the teams' column sums)
 
 
-def team_size(cols: int) -> int:
-    """Threads per row: the power of two giving each about COLS_PER_THREAD columns."""
+def team_size(cols: int, per_thread: int) -> int:
+    """Threads per row: the fewest (a power of two, at most MAX_BLOCK) that hold a row of
+    cols at per_thread values each. Fewer threads with full registers keep more rows in
+    flight than more threads with idle ones (the registers are allocated either way)."""
     tpr = 1
-    while tpr < MAX_BLOCK and tpr * COLS_PER_THREAD < cols:
+    while tpr < MAX_BLOCK and tpr * per_thread < cols:
         tpr *= 2
     return tpr
 
 
-def geometry(rows: int, cols: int, itemsize: int, n_cache: int, n_acc: int,
-             sm_count: int) -> Geometry:
-    """Launch geometry of a fused_norm row kernel that can cache n_cache operands per row and
-    keeps n_acc column accumulators per team. It depends on shapes and the SM count only,
-    so the order of every sum (and the result) repeats from run to run."""
-    tpr = team_size(cols)
+def geometry(kernel: str, rows: int, cols: int, itemsize: int, sm_count: int,
+             resident: Optional[Callable[[int, int], int]] = None) -> Geometry:
+    """Launch geometry of a row kernel. resident(block, smem): blocks an SM keeps of the
+    compiled kernel (the occupancy; THREADS_PER_SM // block when None). The grid is what
+    the device keeps resident (or fewer blocks when the rows run out), each block looping
+    over its row groups. It depends on the shapes and the device alone, so the order of
+    every sum (and the result) repeats from run to run."""
+    v = values(kernel, itemsize)
+    if cols >= 2 ** 31 - MAX_BLOCK * v:  # columns within a row are 32-bit in the kernels
+        raise ValueError(f"{kernel}: rows of {cols} columns are too long for the GPU kernels "
+                         f"(at most {2 ** 31 - MAX_BLOCK * v - 1})")
+    tpr = team_size(cols, v)
     block = tpr if tpr > 32 else SMALL_TEAMS_BLOCK
     teams = block // tpr
+    tiles = max(1, -(-cols // (tpr * v)))
+    assert teams == 1 or tiles == 1   # a sub-warp team holds its whole row
+    n_acc = N_ACC.get(kernel, 0)
+    # teams combine their column sums in shared memory: teams * cols <= block * v values
+    smem = teams * n_acc * cols * itemsize if n_acc and teams > 1 else 0
+    per_sm = resident(block, smem) if resident is not None else THREADS_PER_SM // block
     groups = -(-rows // teams)
-    grid = max(1, min(groups, sm_count * (THREADS_PER_SM // block)))
-    row_bytes = teams * cols * itemsize
-    # Several teams per block combine their accumulators in shared memory, so they must fit
-    # there; they do: cols <= 8 * tpr gives teams * cols <= 2048.
-    acc_shared = n_acc > 0 and (teams > 1 or n_acc * row_bytes <= SMEM_BUDGET)
-    assert teams == 1 or n_acc * row_bytes <= SMEM_BUDGET
-    left = SMEM_BUDGET - (n_acc * row_bytes if acc_shared else 0)
-    cache = n_cache > 0 and n_cache * row_bytes <= left
-    smem = row_bytes * (n_cache * cache + n_acc * acc_shared)
-    return Geometry(tpr, block, grid, cache, acc_shared, smem)
+    grid = max(1, min(groups, sm_count * max(1, per_sm)))
+    return Geometry(tpr, block, grid, tiles, smem)
+
+
+@dataclass(frozen=True)
+class ProductsGeometry:
+    """fused_norm_column_products: grid (col_blocks, chunks) over the rows, chunk rows each."""
+    col_blocks: int
+    chunks: int
+    chunk: int
+
+
+def products_geometry(rows: int, cols: int, itemsize: int, sm_count: int) -> ProductsGeometry:
+    """Enough (column block, row chunk) blocks to fill the device; no chunk is empty."""
+    col_blocks = max(1, -(-cols // (COL_LANES * vector_width(itemsize))))
+    want = sm_count * (THREADS_PER_SM // (COL_LANES * ROW_LANES))
+    chunks = max(1, min(-(-rows // ROW_LANES), -(-want // col_blocks), MAX_GRID_Y))
+    chunk = max(1, -(-rows // chunks))
+    return ProductsGeometry(col_blocks, max(1, -(-rows // chunk)), chunk)
