@@ -23,7 +23,7 @@ from math import prod
 
 import numpy as np
 
-from _timing import timer  # noqa: E402 (benchmarks/ is on sys.path when run as a script)
+from _timing import copy_bandwidth, timer  # noqa: E402 (benchmarks/ is on sys.path when run as a script)
 
 
 
@@ -47,10 +47,8 @@ def main(argv=None) -> int:
     rng = np.random.default_rng(0)
     dt = np.dtype(opts.dtype)
 
-    # ---- copy bandwidth of this card (bytes read + written)
-    src = cupy.ones(2 ** 28 // dt.itemsize, dt)
-    dst = cupy.empty_like(src)
-    bw = 2 * src.nbytes / (time_ms(lambda: cupy.copyto(dst, src)) * 1e-3)
+    # ---- copy bandwidth of this card (bytes read + written per second, 256 MiB copied)
+    bw = copy_bandwidth(cupy, time_ms, 1 << 28) * 1e3
 
     # (N, C, *spatial), groups for group norm
     shapes = ([((8, 64, 28, 28), 32), ((512, 256), 32)] if opts.quick else

@@ -20,7 +20,7 @@ import sys
 
 import numpy as np
 
-from _timing import timer  # noqa: E402 (benchmarks/ is on sys.path when run as a script)
+from _timing import copy_bandwidth, timer  # noqa: E402 (benchmarks/ is on sys.path when run as a script)
 
 
 
@@ -62,11 +62,7 @@ def main(argv=None) -> int:
         return torch.from_dlpack(a) if torch is not None else None
 
     # ---- the copy bandwidth of this card: the floor of the data-movement ops
-    def copy_bandwidth():  # GB/s, copying 256 MiB
-        src = rand((64 << 20,))
-        dst = cupy.empty_like(src)
-        return 2 * src.nbytes / time_ms(lambda: cupy.copyto(dst, src)) / 1e6
-    bw = copy_bandwidth()
+    bw = copy_bandwidth(cupy, time_ms, 256 << 20) / 1e6  # GB/s, copying 256 MiB
 
     def floor_ms(nbytes):
         return nbytes / bw / 1e6
