@@ -23,6 +23,7 @@ import math
 
 from . import FusedOpDef, floats, ndim, same
 from .conv import geometry
+from .movement import rope_tables
 
 GATES = ("none", "positive", "negative")
 
@@ -113,15 +114,7 @@ def _softmax_rows(desc, dtypes, shapes):
 def _rope(desc, dtypes, shapes):
     dt = floats(desc, dtypes)
     x, cos, sin, r = shapes
-    if len(x) < 2:
-        raise ValueError(f"{desc!r}: x must be (..., seq_len, head_dim), got shape {x}")
-    length, dim = x[-2:]
-    if dim % 2:
-        raise ValueError(f"{desc!r}: head_dim must be even, got {dim}")
-    for name, t in (("cos", cos), ("sin", sin)):
-        if tuple(t) != (length, dim // 2):
-            raise ValueError(f"{desc!r}: {name} must have shape (seq_len, head_dim/2) = "
-                             f"{(length, dim // 2)}, got {tuple(t)}")
+    rope_tables(desc, x, cos, sin)
     same(desc, x, r, "x and r")
     return ((tuple(x), dt),)
 

@@ -72,10 +72,9 @@ def spans_overlap(src_ptr, dst_ptr, itemsize, geometry) -> bool:
     return s0 < d1 and d0 < s1
 
 
-def _rope(desc, dtypes, shapes):
-    _flag(desc, "inverse", False)
-    dt = floats(desc, dtypes)
-    x, cos, sin = shapes
+def rope_tables(desc, x, cos, sin) -> None:
+    """x is (..., seq_len, head_dim) with an even head_dim, cos and sin (seq_len, head_dim/2)
+    (also the rule of lrp_rope)."""
     if len(x) < 2:
         raise ValueError(f"{desc!r}: x must be (..., seq_len, head_dim), got shape {x}")
     length, dim = x[-2:]
@@ -85,6 +84,13 @@ def _rope(desc, dtypes, shapes):
         if tuple(t) != (length, dim // 2):
             raise ValueError(f"{desc!r}: {name} must have shape (seq_len, head_dim/2) = "
                              f"{(length, dim // 2)}, got {tuple(t)}")
+
+
+def _rope(desc, dtypes, shapes):
+    _flag(desc, "inverse", False)
+    dt = floats(desc, dtypes)
+    x, cos, sin = shapes
+    rope_tables(desc, x, cos, sin)
     return ((x, dt),)
 
 
