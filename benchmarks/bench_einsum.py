@@ -18,6 +18,7 @@ import sys
 
 import numpy as np
 
+from hipfer.bench.cases import lattice_network, mps_network  # noqa: E402
 from _timing import timer  # noqa: E402 (benchmarks/ is on sys.path when run as a script)
 
 
@@ -30,45 +31,19 @@ def rand(cupy, shape, dtype, rng):
     return cupy.asarray(a.astype(dtype))
 
 
-def mps_network(cupy, hf, rng, n_sites, bond, phys, dtype):
-    """<psi|psi> of an open-boundary MPS: 2n tensors, ket A[k](l, s, r), bra conj(A[k])."""
+def network_args(cupy, hf, arrays, labels, conj):
+    """Interleaved einsum arguments for hipfer and for cupy/torch from a network of
+    hipfer.bench.cases (numpy arrays, label lists, which operands are conjugated). An
+    array used twice is uploaded once: hipfer reads a conjugated use through its flag."""
+    uploaded: dict = {}
     args_hf, args_cp = [], []
-    labels = iter(range(10 ** 6))
-    left_k, left_b = next(labels), next(labels)
-    for k in range(n_sites):
-        dl = 1 if k == 0 else bond
-        dr = 1 if k == n_sites - 1 else bond
-        a = rand(cupy, (dl, phys, dr), dtype, rng) / np.sqrt(bond)
-        s, rk, rb = next(labels), next(labels), next(labels)
-        t = hf.asarray(a)
-        args_hf += [t, [left_k, s, rk], hf.conj(t), [left_b, s, rb]]
-        args_cp += [a, [left_k, s, rk], cupy.conj(a), [left_b, s, rb]]
-        left_k, left_b = rk, rb
-    return args_hf + [[]], args_cp + [[]]
-
-
-def lattice_network(cupy, hf, rng, rows, cols, bond, dtype):
-    """Partition function of a rows x cols lattice: one tensor per site, one bond per edge."""
-    edge = {}
-    nxt = iter(range(10 ** 6))
-
-    def bond_label(a, b):
-        key = (min(a, b), max(a, b))
-        if key not in edge:
-            edge[key] = next(nxt)
-        return edge[key]
-
-    args_hf, args_cp = [], []
-    for r in range(rows):
-        for c in range(cols):
-            legs = []
-            for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
-                rr, cc = r + dr, c + dc
-                if 0 <= rr < rows and 0 <= cc < cols:
-                    legs.append(bond_label((r, c), (rr, cc)))
-            a = cupy.abs(rand(cupy, (bond,) * len(legs), dtype, rng)) / bond
-            args_hf += [hf.asarray(a), legs]
-            args_cp += [a, legs]
+    for a, legs, cj in zip(arrays, labels, conj):
+        if id(a) not in uploaded:
+            c = cupy.asarray(a)
+            uploaded[id(a)] = (c, hf.asarray(c))
+        c, t = uploaded[id(a)]
+        args_hf += [hf.conj(t) if cj else t, legs]
+        args_cp += [cupy.conj(c) if cj else c, legs]
     return args_hf + [[]], args_cp + [[]]
 
 
@@ -181,10 +156,10 @@ def main(argv=None) -> int:
                 sub="bhqk,bhkd->bhqd")
     sites, bond = (8, 32) if q else (16, 256)  # 3 labels a site + 2: under cupy/torch's 52
     for dt in (np.complex64, np.float64):
-        ah, ac = mps_network(cupy, hf, rng, sites, bond, 2, dt)
+        ah, ac = network_args(cupy, hf, *mps_network(rng, sites, bond, 2, dt))
         compare(f"MPS <psi|psi> {sites} sites, D={bond}, {np.dtype(dt).name}", ah, ac)
     rr, cc, bd = (3, 3, 4) if q else (4, 4, 12)
-    ah, ac = lattice_network(cupy, hf, rng, rr, cc, bd, np.float64)
+    ah, ac = network_args(cupy, hf, *lattice_network(rng, rr, cc, bd, np.float64))
     compare(f"lattice Z {rr}x{cc}, D={bd}, float64", ah, ac)
 
     # ---- print

@@ -452,7 +452,7 @@ def _einsum_fn(m, *args):
     return m.einsum(*args)
 
 
-def _mps(rng, sites, bond, phys, dtype):
+def mps_network(rng, sites, bond, phys, dtype):
     """<psi|psi> of an open-boundary MPS: (arrays, labels, which operands are conjugated)."""
     arrays, labels, conj = [], [], []
     nxt = iter(range(52))
@@ -470,7 +470,7 @@ def _mps(rng, sites, bond, phys, dtype):
     return arrays, labels, conj
 
 
-def _lattice(rng, rows, cols, bond, dtype):
+def lattice_network(rng, rows, cols, bond, dtype):
     """Partition function of a rows x cols lattice: one tensor a site, one bond an edge."""
     edge = {}
     arrays, labels = [], []
@@ -528,7 +528,7 @@ def _einsum(ctx):
     sites, bond = ctx.sizes["mps"]
     for dt in ("complex64", "float64"):
         def mps(dt=dt):
-            arrays, labels, conj = _mps(ctx.rng(98), sites, bond, 2, dt)
+            arrays, labels, conj = mps_network(ctx.rng(98), sites, bond, 2, dt)
             return _network_case(ctx, arrays, labels, conj, dt, (sites, bond),
                                  note="<psi, psi>, bra = conj(ket)")
         out.append(Spec(g, f"MPS norm {sites} sites D={bond} {dt}", mps))
@@ -536,7 +536,7 @@ def _einsum(ctx):
     rr, cc, bd = ctx.sizes["lattice"]
 
     def lattice():
-        arrays, labels, conj = _lattice(ctx.rng(99), rr, cc, bd, "float64")
+        arrays, labels, conj = lattice_network(ctx.rng(99), rr, cc, bd, "float64")
         return _network_case(ctx, arrays, labels, conj, "float64", (rr, cc, bd))
     out.append(Spec(g, f"lattice Z {rr}x{cc} D={bd} float64", lattice))
     return out
