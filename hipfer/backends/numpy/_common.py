@@ -10,6 +10,41 @@ import numpy as np
 
 NUMERIC_KINDS = "biufc"
 
+try:  # NumPy 2: the floating-point error state is one context variable
+    from numpy._core.umath import _extobj_contextvar as _FP_STATE
+    from numpy._core.umath import _make_extobj
+except ImportError:  # pragma: no cover - NumPy 1.x
+    _FP_STATE = None
+
+if _FP_STATE is not None:
+    _IGNORING: dict = {}  # error state -> that state with every error ignored
+
+    def fp_ignore():
+        """Enter ``np.errstate(all="ignore")``; returns the token for ``fp_restore``.
+
+        On NumPy 2, errstate's ``__enter__`` sets the error-state context variable to a
+        new state derived from the current one (buffer size and error callback kept).
+        States are immutable, so the derived state is made once per current state and
+        remembered: entering costs a lookup instead of twice a tiny ufunc call.
+        Use as ``tok = fp_ignore()`` / ``try: ... finally: fp_restore(tok)``."""
+        cur = _FP_STATE.get()
+        ign = _IGNORING.get(cur)
+        if ign is None:
+            if len(_IGNORING) >= 64:
+                _IGNORING.clear()
+            ign = _IGNORING[cur] = _make_extobj(all="ignore")  # derived from cur
+        return _FP_STATE.set(ign)
+
+    fp_restore = _FP_STATE.reset
+else:  # pragma: no cover - NumPy 1.x
+    def fp_ignore():
+        state = np.errstate(all="ignore")
+        state.__enter__()
+        return state
+
+    def fp_restore(state):
+        state.__exit__(None, None, None)
+
 
 def numeric(desc, dtypes) -> bool:
     """The NumPy backend runs every descriptor infer accepts, on numeric dtypes."""
@@ -76,13 +111,16 @@ def scaled(compute: Callable, out_dtype: np.dtype) -> Callable:
     def run(inputs, out, alpha=1, beta=0):
         if out.size == 0:
             return
-        with np.errstate(all="ignore"):
+        tok = fp_ignore()
+        try:
             if alpha == 1 and beta == 0:
                 compute(inputs, out)
                 return
             tmp = np.empty(out.shape, out_dtype)
             compute(inputs, tmp)
             combine(out, tmp, alpha, beta)
+        finally:
+            fp_restore(tok)
     return run
 
 
