@@ -85,6 +85,18 @@ def promote_types(a, b) -> np.dtype:
     return as_dtype(np.promote_types(a, b))
 
 
+_INT_BOUNDS = {t: (int(np.iinfo(t).min), int(np.iinfo(t).max)) for t in ALL_DTYPES if t.kind in "iu"}
+
+
+def _int_bounds(dt: np.dtype) -> tuple:
+    """(min, max) of an integer dtype (np.iinfo costs a microsecond; this a lookup)."""
+    b = _INT_BOUNDS.get(dt)
+    if b is None:
+        info = np.iinfo(dt)
+        b = (int(info.min), int(info.max))
+    return b
+
+
 def _is_scalar(v) -> builtins.bool:
     """A Python scalar (NumPy scalars, though float64 subclasses float, are typed)."""
     return isinstance(v, (builtins.bool, int, float, complex)) and not isinstance(v, np.generic)
@@ -101,8 +113,8 @@ def scalar_type(dt: np.dtype, value) -> np.dtype:
     if isinstance(value, int):
         res = default_int if k == "b" else dt
         if res.kind in "iu":
-            info = np.iinfo(res)
-            if not info.min <= value <= info.max:
+            lo, hi = _int_bounds(res)
+            if not lo <= value <= hi:
                 raise OverflowError(f"Python int {value} is out of bounds for {res}")
         return res
     if isinstance(value, float):
@@ -122,6 +134,11 @@ def _dtype_of(v) -> np.dtype:
     return as_dtype(v)
 
 
+#: result_type memo: tuple of hipfer dtypes (the canonical np.dtype objects) -> result
+_RESULT_TYPES: dict = {}
+_CANONICAL = {t: t for t in ALL_DTYPES}
+
+
 def result_type(*arrays_and_dtypes) -> np.dtype:
     """The dtype of an operation on these tensors, dtypes and Python scalars.
 
@@ -129,6 +146,27 @@ def result_type(*arrays_and_dtypes) -> np.dtype:
     NumPy across categories: the result does not depend on argument order); Python
     scalars then take part as weak scalars. At least one tensor or dtype is needed.
     """
+    # warm path: only tensors / arrays / dtypes, a combination seen before (one lookup)
+    key = tuple([v if isinstance(v, np.dtype) else getattr(v, "dtype", None)
+                 for v in arrays_and_dtypes])
+    try:
+        res = _RESULT_TYPES.get(key)
+    except TypeError:  # an unhashable .dtype attribute: the general path says what it is
+        return _result_type(arrays_and_dtypes)
+    if res is not None:
+        return res
+    res = _result_type(arrays_and_dtypes)
+    # remember only combinations of the canonical dtype objects, reached through the
+    # objects themselves or through .dtype of tensors/arrays (not of classes, scalars)
+    if all(_CANONICAL.get(t) is t for t in key) and not any(
+            isinstance(v, type) or _is_scalar(v) for v in arrays_and_dtypes):
+        if len(_RESULT_TYPES) >= 4096:
+            _RESULT_TYPES.clear()
+        _RESULT_TYPES[key] = res
+    return res
+
+
+def _result_type(arrays_and_dtypes) -> np.dtype:
     scalars = [v for v in arrays_and_dtypes if _is_scalar(v)]
     typed = [_dtype_of(v) for v in arrays_and_dtypes if not _is_scalar(v)]
     if not typed:
