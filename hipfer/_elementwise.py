@@ -19,10 +19,17 @@ _BINARY_DESC = {"scalar": d.ScalarBinary, "analytic": d.AnalyticBinary,
                 "metadata": d.MetadataBinary}
 
 
+_CASTS: dict = {}  # dtype -> Site(PointwiseCast(dtype))
+_FILL = _ops.Site(d.Generate(d.GenerateKind.CONSTANT))
+
+
 def _astype(x: Tensor, dt) -> Tensor:
     if x.dtype == dt:
         return x
-    return Tensor(_ops.run(d.PointwiseCast(dt), [x]))
+    site = _CASTS.get(dt)
+    if site is None:
+        site = _CASTS[dt] = _ops.Site(d.PointwiseCast(dt))
+    return Tensor(site.run1(x))
 
 
 def _materialize(x: Tensor) -> Tensor:
@@ -33,6 +40,14 @@ def _materialize(x: Tensor) -> Tensor:
 def _scalar_tensor(value, dt, device) -> Tensor:
     from ._creation import full
     return full((), value, dtype=dt, device=device)
+
+
+def _scalar_like(value, dt, t: Tensor) -> Tensor:
+    """A 0-d tensor of dtype dt holding value, on t's device: what
+    ``full((), value, dtype=dt, device=t.device)`` gives for the scalars _operands passes
+    (a supported dt; a complex value only with a complex dt), without its checks and
+    device lookup."""
+    return Tensor(_FILL.generate(_ops.backend_of_data(t._data), (), dt, value=value))
 
 
 def _operands(a, b):
@@ -57,37 +72,57 @@ def _operands(a, b):
         dt = _dtypes.result_type(t.dtype, s.dtype)
     else:
         dt = _dtypes.scalar_type(t.dtype, s)
-    s = _scalar_tensor(s, dt, t.device)
+    s = _scalar_like(s, dt, t)
     return (t, s, dt) if ta else (s, t, dt)
 
 
 def _unary(op: UnaryOp):
     row = op.row
-    desc = _UNARY_DESC[row.family](op)
+    site = _ops.Site(_UNARY_DESC[row.family](op))
+    kinds, analytic = row.kinds, row.family == "analytic"
 
     def fn(x, /):
         if not isinstance(x, Tensor):
             raise TypeError(f"{fn.__name__}() expects a hipfer Tensor, got {type(x).__name__}")
-        if x.dtype.kind not in row.kinds and row.family == "analytic" and x.dtype.kind in "biu":
-            x = _astype(x, _dtypes.default_float)
-        if x.dtype.kind not in row.kinds:
-            raise TypeError(f"{fn.__name__}() does not support dtype {x.dtype}")
-        return Tensor(_ops.run(desc, [x]))
+        kind = x._data.dtype.kind
+        if kind not in kinds:
+            if analytic and kind in "biu":
+                x = _astype(x, _dtypes.default_float)
+            if x.dtype.kind not in kinds:
+                raise TypeError(f"{fn.__name__}() does not support dtype {x.dtype}")
+        return Tensor(site.run1(x))
     return fn
 
 
 def _binary(op: BinaryOp, swap=False):
     row = op.row
-    desc = _BINARY_DESC[row.family](op)
+    site = _ops.Site(_BINARY_DESC[row.family](op))
+    kinds = row.kinds
+    # the dtypes two tensors of one dtype run in as they are (no promotion, no cast)
+    as_is = frozenset(t for t in _dtypes.ALL_DTYPES if t.kind in kinds)
 
     def fn(x1, x2, /):
         a, b = (x2, x1) if swap else (x1, x2)
+        ta, tb = type(a), type(b)
+        if ta is Tensor:
+            dt = a._data.dtype
+            if tb is Tensor:  # warm path: two tensors of one dtype
+                if b._data.dtype is dt and dt in as_is:
+                    return Tensor(site.run2(a, b))
+            elif (tb is float or tb is int or tb is complex or tb is bool) and dt in as_is:
+                # a Python scalar that takes the tensor's dtype (weak): no promotion
+                if _dtypes.scalar_type(dt, b) is dt:
+                    return Tensor(site.run2(a, _scalar_like(b, dt, a)))
+        elif tb is Tensor and (ta is float or ta is int or ta is complex or ta is bool):
+            dt = b._data.dtype
+            if dt in as_is and _dtypes.scalar_type(dt, a) is dt:
+                return Tensor(site.run2(_scalar_like(a, dt, b), b))
         a, b, dt = _operands(a, b)
-        if dt.kind not in row.kinds and dt.kind in "biu" and "f" in row.kinds and "i" not in row.kinds:
+        if dt.kind not in kinds and dt.kind in "biu" and "f" in kinds and "i" not in kinds:
             dt = _dtypes.default_float  # true division / float-only ops of integers
-        if dt.kind not in row.kinds:
+        if dt.kind not in kinds:
             raise TypeError(f"{fn.__name__}() does not support dtype {dt}")
-        return Tensor(_ops.run(desc, [_astype(a, dt), _astype(b, dt)]))
+        return Tensor(site.run2(_astype(a, dt), _astype(b, dt)))
     return fn
 
 

@@ -4,13 +4,25 @@
 the cached plan (keyed by descriptor, dtypes, shapes, and strides on backends that
 specialise on layout, plus the lazy-conjugation flags), allocates the outputs and
 executes. Everything in the namespace goes through here.
+
+``Site(desc)`` is the same path for a descriptor fixed once (an elementwise function, a
+cast to one dtype, the scalar fill). Its warm call is one lookup in the backend's
+``plans.sites`` table under a flat key -- the backend found from the operands' array
+type instead of through the registry, the descriptor not hashed -- then one execute.
 """
 from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from ._device import Device
+import numpy as np
+
+from ._device import CPU, Device
+from ._tensor import _is_cupy
 from .prims.registry import get_backend
+
+_ndarray = np.ndarray
+_cpu: list = []  # [the NumPy backend] once asked for
+_gpu: dict = {}  # CuPy device id -> its backend
 
 
 def device_of(tensors) -> Device:
@@ -28,18 +40,56 @@ def device_of(tensors) -> Device:
     return dev
 
 
+def _cpu_backend():
+    if not _cpu:
+        _cpu.append(get_backend(CPU))
+    return _cpu[0]
+
+
+def backend_of_data(data):
+    """The backend of the device that holds this backend array -- what
+    ``get_backend(Tensor(data).device)`` gives -- found from the array's type."""
+    if type(data) is _ndarray:
+        return _cpu[0] if _cpu else _cpu_backend()
+    if _is_cupy(data):
+        index = data.device.id
+        be = _gpu.get(index)
+        if be is None:
+            be = _gpu[index] = get_backend(Device("gpu", index))
+        return be
+    return _cpu_backend()
+
+
+def backend_of(tensors):
+    """The backend of the operands' common device (the default device's when there are
+    none); operands on different devices raise ValueError, as device_of does."""
+    be = None
+    for t in tensors:
+        b = backend_of_data(t._data)
+        if be is None:
+            be = b
+        elif b is not be:
+            return get_backend(device_of(tensors))  # raises, naming both devices
+    return be if be is not None else get_backend(device_of(tensors))
+
+
+def _alloc(be, outs):
+    if len(outs) == 1:
+        return be.empty(*outs[0])
+    return tuple(be.empty(s, dt) for s, dt in outs)
+
+
 def run_arrays(be, desc, datas: Sequence, conj: Optional[tuple] = None, out=None,
                out_shape: Optional[tuple] = None, **params):
     """Plan and execute on backend arrays; returns the output array (or tuple).
     out_shape: the output shape, for descriptors whose plan takes it (AntiTrace)."""
-    strides = tuple(a.strides for a in datas) if be.wants_strides else None
-    shapes = tuple(a.shape for a in datas) + ((tuple(out_shape),) if out_shape is not None else ())
-    p = be.plan(desc, tuple(a.dtype for a in datas), shapes, strides=strides, conj=conj)
+    strides = tuple([a.strides for a in datas]) if be.wants_strides else None
+    shapes = tuple([a.shape for a in datas])
+    if out_shape is not None:
+        shapes += (tuple(out_shape),)
+    p = be.plan(desc, tuple([a.dtype for a in datas]), shapes, strides=strides, conj=conj)
     if out is None:
-        if len(p.outs) == 1:
-            out = be.empty(*p.outs[0])
-        else:
-            out = tuple(be.empty(s, dt) for s, dt in p.outs)
+        out = _alloc(be, p.outs)
     be.execute(p, datas, out, **params)
     return out
 
@@ -47,11 +97,10 @@ def run_arrays(be, desc, datas: Sequence, conj: Optional[tuple] = None, out=None
 def run(desc, tensors: Sequence, out=None, device: Optional[Device] = None,
         out_shape: Optional[tuple] = None, **params):
     """Run desc on hipfer Tensors; returns the raw output array(s) (wrap with Tensor)."""
-    dev = device if device is not None else device_of(tensors)
-    be = get_backend(dev)
-    conj = tuple(t._conj for t in tensors)
+    be = backend_of(tensors) if device is None else get_backend(device)
+    conj = tuple([t._conj for t in tensors])
     return run_arrays(be, desc, [t._data for t in tensors],
-                      conj if any(conj) else None, out, out_shape, **params)
+                      conj if True in conj else None, out, out_shape, **params)
 
 
 def generate(desc, shape, dtype, device: Device, out=None, **params):
@@ -62,6 +111,87 @@ def generate(desc, shape, dtype, device: Device, out=None, **params):
         out = be.empty(*p.outs[0])
     be.execute(p, (), out, **params)
     return out
+
+
+class Site:
+    """One fixed descriptor run from one place of the namespace, many times.
+
+    ``run1(x)`` / ``run2(a, b)`` / ``run(tensors)`` do what ``run(desc, tensors)`` does,
+    and ``generate(be, shape, dtype, **params)`` what ``generate`` does, with the plan
+    looked up in ``be.plans.sites`` under (site, dtypes, shapes[, strides], conj flags):
+    the first call of a key plans through ``Backend.plan`` (validation, the main plan
+    cache) and files the plan there, so errors are raised by the same code as ever."""
+    __slots__ = ("desc",)
+
+    def __init__(self, desc):
+        self.desc = desc
+
+    def __repr__(self):
+        return f"Site({self.desc!r})"
+
+    def run1(self, x):
+        """desc on one Tensor; returns the raw output array(s)."""
+        a = x._data
+        be = _cpu[0] if type(a) is _ndarray and _cpu else backend_of_data(a)
+        cj = x._conj
+        if be.wants_strides:
+            key = (self, a.dtype, a.shape, a.strides, cj)
+        else:
+            key = (self, a.dtype, a.shape, cj)
+        sites = be.plans.sites
+        p = sites.get(key)
+        if p is None:
+            p = be.plan(self.desc, (a.dtype,), (a.shape,),
+                        strides=(a.strides,) if be.wants_strides else None,
+                        conj=(True,) if cj else None)
+            be.plans.put_site(key, p)
+        outs = p.outs
+        out = be.empty(*outs[0]) if len(outs) == 1 else _alloc(be, outs)
+        be.execute(p, [a], out)
+        return out
+
+    def run2(self, x, y):
+        """desc on two Tensors; returns the raw output array(s)."""
+        a, b = x._data, y._data
+        if type(a) is _ndarray and type(b) is _ndarray and _cpu:
+            be = _cpu[0]
+        else:
+            be = backend_of((x, y))
+        ca, cb = x._conj, y._conj
+        if be.wants_strides:
+            key = (self, a.dtype, b.dtype, a.shape, b.shape, a.strides, b.strides, ca, cb)
+        else:
+            key = (self, a.dtype, b.dtype, a.shape, b.shape, ca, cb)
+        sites = be.plans.sites
+        p = sites.get(key)
+        if p is None:
+            p = be.plan(self.desc, (a.dtype, b.dtype), (a.shape, b.shape),
+                        strides=(a.strides, b.strides) if be.wants_strides else None,
+                        conj=(ca, cb) if ca or cb else None)
+            be.plans.put_site(key, p)
+        outs = p.outs
+        out = be.empty(*outs[0]) if len(outs) == 1 else _alloc(be, outs)
+        be.execute(p, [a, b], out)
+        return out
+
+    def run(self, tensors: Sequence):
+        """desc on any number of Tensors; returns the raw output array(s)."""
+        if len(tensors) == 1:
+            return self.run1(tensors[0])
+        if len(tensors) == 2:
+            return self.run2(tensors[0], tensors[1])
+        return run(self.desc, tensors)
+
+    def generate(self, be, shape: tuple, dtype, **params):
+        """desc (no inputs) into a new array of shape and dtype on backend be."""
+        key = (self, dtype, shape)
+        p = be.plans.sites.get(key)
+        if p is None:
+            p = be.plan(self.desc, (dtype,), (tuple(shape),))
+            be.plans.put_site(key, p)
+        out = be.empty(*p.outs[0])
+        be.execute(p, (), out, **params)
+        return out
 
 
 class CallSite:
@@ -76,17 +206,17 @@ class CallSite:
 
     def __call__(self, be, tensors: Sequence, out_shape: Optional[tuple] = None):
         datas = [t._data for t in tensors]
-        conj = tuple(t._conj for t in tensors)
-        key = (be, tuple(a.strides for a in datas), conj)
+        conj = tuple([t._conj for t in tensors])
+        key = (be, tuple([a.strides for a in datas]), conj)
         if key != self._key:
-            shapes = tuple(a.shape for a in datas)
+            shapes = tuple([a.shape for a in datas])
             if out_shape is not None:
                 shapes += (tuple(out_shape),)
-            self._plan = be.plan(self.desc, tuple(a.dtype for a in datas), shapes,
+            self._plan = be.plan(self.desc, tuple([a.dtype for a in datas]), shapes,
                                  strides=key[1] if be.wants_strides else None,
-                                 conj=conj if any(conj) else None)
+                                 conj=conj if True in conj else None)
             self._key = key
         outs = self._plan.outs
-        out = be.empty(*outs[0]) if len(outs) == 1 else tuple(be.empty(s, t) for s, t in outs)
+        out = be.empty(*outs[0]) if len(outs) == 1 else _alloc(be, outs)
         be.execute(self._plan, datas, out)
         return out

@@ -14,8 +14,11 @@ import numpy as np
 from ._device import CPU, Device, as_device
 
 
+_ndarray = np.ndarray
+
+
 def _is_cupy(data) -> bool:
-    return type(data).__module__.startswith("cupy")
+    return type(data) is not _ndarray and type(data).__module__.startswith("cupy")
 
 
 def xp_of(data):
@@ -26,9 +29,18 @@ def xp_of(data):
     return np
 
 
+_GPU_DEVICES: dict = {}  # device index -> Device("gpu", index), made once
+
+
 def _device_of_data(data) -> Device:
+    if type(data) is _ndarray:
+        return CPU
     if _is_cupy(data):
-        return Device("gpu", data.device.id)
+        index = data.device.id
+        dev = _GPU_DEVICES.get(index)
+        if dev is None:
+            dev = _GPU_DEVICES[index] = Device("gpu", index)
+        return dev
     return CPU
 
 
@@ -146,12 +158,10 @@ class Tensor:
 
     # ------------------------------------------------------------ indexing
     def __getitem__(self, key, /) -> "Tensor":
-        from ._indexing import getitem
-        return getitem(self, key)
+        return _indexing().getitem(self, key)
 
     def __setitem__(self, key, value, /) -> None:
-        from ._indexing import setitem
-        setitem(self, key, value)
+        _indexing().setitem(self, key, value)
 
     def __len__(self) -> int:
         if self.ndim == 0:
@@ -315,10 +325,28 @@ class Tensor:
     __hash__ = None  # mutable, and == is elementwise
 
 
+_modules: dict = {}  # hipfer, hipfer._indexing: imported on first use (they import this module)
+
+
+def _namespace():
+    m = _modules.get("hipfer")
+    if m is None:
+        import hipfer as m
+        _modules["hipfer"] = m
+    return m
+
+
+def _indexing():
+    m = _modules.get("_indexing")
+    if m is None:
+        from . import _indexing as m
+        _modules["_indexing"] = m
+    return m
+
+
 def _fn(name: str):
-    """The namespace function behind an operator."""
-    import hipfer
-    fn = getattr(hipfer, name, None)
+    """The namespace function behind an operator (looked up at every call)."""
+    fn = getattr(_modules.get("hipfer") or _namespace(), name, None)
     if fn is None:
         raise TypeError(f"this operator needs hipfer.{name}, which this build lacks")
     return fn

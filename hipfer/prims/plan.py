@@ -43,11 +43,19 @@ class Plan:
 
 
 class PlanCache:
-    """Insertion-ordered dict with a size bound (oldest entries leave first)."""
+    """Insertion-ordered dict with a size bound (oldest entries leave first).
+
+    ``sites`` is a second table for callers that run one fixed descriptor many times
+    (``hipfer._ops.Site``): it maps a flat key -- (site, dtypes..., shapes...[, strides...],
+    conj flags...) -- to the Plan that ``Backend.plan`` returned for it, so a warm call
+    neither builds the nested plan key nor hashes the descriptor (a dataclass hash, in
+    Python). Its plans are the same objects as in the main table, and ``clear`` empties
+    both."""
 
     def __init__(self, capacity: int = 8192):
         self.capacity = capacity
         self._d: dict = {}
+        self.sites: dict = {}
 
     def get(self, key):
         return self._d.get(key)
@@ -57,11 +65,17 @@ class PlanCache:
             self._d.pop(next(iter(self._d)))
         self._d[key] = plan
 
+    def put_site(self, key, plan):
+        if len(self.sites) >= self.capacity:
+            self.sites.pop(next(iter(self.sites)))
+        self.sites[key] = plan
+
     def __len__(self):
         return len(self._d)
 
     def clear(self):
         self._d.clear()
+        self.sites.clear()
 
 
 class Handlers:
