@@ -83,13 +83,19 @@ def run_arrays(be, desc, datas: Sequence, conj: Optional[tuple] = None, out=None
                out_shape: Optional[tuple] = None, **params):
     """Plan and execute on backend arrays; returns the output array (or tuple).
     out_shape: the output shape, for descriptors whose plan takes it (AntiTrace)."""
-    strides = tuple([a.strides for a in datas]) if be.wants_strides else None
-    shapes = tuple([a.shape for a in datas])
+    if len(datas) == 1:
+        a = datas[0]
+        strides = (a.strides,) if be.wants_strides else None
+        shapes, dtypes = (a.shape,), (a.dtype,)
+    else:
+        strides = tuple([a.strides for a in datas]) if be.wants_strides else None
+        shapes, dtypes = tuple([a.shape for a in datas]), tuple([a.dtype for a in datas])
     if out_shape is not None:
         shapes += (tuple(out_shape),)
-    p = be.plan(desc, tuple([a.dtype for a in datas]), shapes, strides=strides, conj=conj)
+    p = be.plan(desc, dtypes, shapes, strides=strides, conj=conj)
     if out is None:
-        out = _alloc(be, p.outs)
+        outs = p.outs
+        out = be.empty(*outs[0]) if len(outs) == 1 else _alloc(be, outs)
     be.execute(p, datas, out, **params)
     return out
 
@@ -97,6 +103,16 @@ def run_arrays(be, desc, datas: Sequence, conj: Optional[tuple] = None, out=None
 def run(desc, tensors: Sequence, out=None, device: Optional[Device] = None,
         out_shape: Optional[tuple] = None, **params):
     """Run desc on hipfer Tensors; returns the raw output array(s) (wrap with Tensor)."""
+    if len(tensors) == 1:
+        t = tensors[0]
+        a = t._data
+        if device is not None:
+            be = get_backend(device)
+        elif type(a) is _ndarray and _cpu:
+            be = _cpu[0]
+        else:
+            be = backend_of_data(a)
+        return run_arrays(be, desc, [a], (True,) if t._conj else None, out, out_shape, **params)
     be = backend_of(tensors) if device is None else get_backend(device)
     conj = tuple([t._conj for t in tensors])
     return run_arrays(be, desc, [t._data for t in tensors],

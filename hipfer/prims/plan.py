@@ -142,7 +142,7 @@ class Backend(abc.ABC):
              conj: Optional[Sequence[bool]] = None) -> Plan:
         key = (desc, tuple(dtypes), tuple(shapes), strides, conj)
         try:
-            p = self.plans.get(key)
+            p = self.plans._d.get(key)
         except TypeError:
             raise TypeError(f"plan key is not hashable: descriptor {desc!r}, shapes {shapes!r}") from None
         if p is not None:
