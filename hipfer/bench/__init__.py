@@ -138,9 +138,11 @@ def _err(e: BaseException) -> str:
 def measure_case(ctx, spec, time_ms, limits) -> dict:
     """One row of the report: hipfer's time and rate, its fraction of the limit, each peer's
     time and the ratio, the baseline, the relative difference from the first peer's result,
-    and the targets as pass/miss. hipfer, the peers and the baseline are timed in turn,
+    the memory it held besides its result (hipfer.bench.memory), and the targets as
+    pass/miss. hipfer, the peers and the baseline are timed in turn,
     round by round (Timer.compare). A failure is recorded in the row, never fatal."""
     from .cases import CPU_NUMPY, GEMM_DTYPES, to_numpy
+    from .memory import peak_temporaries
     row = {"group": spec.group, "name": spec.name}
     try:
         case = spec.build()
@@ -177,6 +179,12 @@ def measure_case(ctx, spec, time_ms, limits) -> dict:
         tb = times["__baseline__"]
         row["baseline"] = ({"label": case.baseline[0], "error": _err(tb)} if isinstance(tb, BaseException)
                            else {"label": case.baseline[0], "ms": tb, "ratio": t / tb})
+    try:
+        peak, out_bytes = peak_temporaries(ctx, case.fns["hipfer"])
+        row["memory"] = {"peak_bytes": peak, "out_bytes": out_bytes,
+                         "temp_bytes": max(0, peak - out_bytes)}
+    except Exception as e:
+        row["memory"] = {"error": _err(e)}
     if case.check:
         for peer in ctx.peers:
             if "ms" in row["peers"].get(peer, {}):
@@ -193,6 +201,8 @@ def measure_case(ctx, spec, time_ms, limits) -> dict:
     for tg in targets:
         if tg.metric == "of_limit":
             value = row.get("of_limit")
+        elif tg.metric == "temp_bytes":
+            value = row["memory"].get("temp_bytes")
         elif tg.metric in ("vs:baseline", "of_baseline"):
             value = row.get("baseline", {}).get("ratio")
             if value is not None and tg.metric == "of_baseline":

@@ -18,10 +18,22 @@ def _rate(r) -> str:
     return ""
 
 
+def _size(n) -> str:
+    """Bytes as B / KiB / MiB / GiB."""
+    if n is None:
+        return ""
+    for unit in ("B", "KiB", "MiB"):
+        if abs(n) < 1024:
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.3g} {unit}"
+        n /= 1024
+    return f"{n:.3g} GiB"
+
+
 def _targets(r) -> str:
     parts = []
     for t in r.get("targets", ()):
-        v = "" if t["value"] is None else f" ({t['value']:.2f})"
+        v = "" if t["value"] is None else (
+            f" ({_size(t['value'])})" if t["metric"] == "temp_bytes" else f" ({t['value']:.2f})")
         status = t["status"].upper() if t["status"] == "miss" else t["status"]
         parts.append(f"{status} {t['label']}{v}")
     return "; ".join(parts)
@@ -68,7 +80,8 @@ def format_table(result: dict) -> str:
         "Times: median of repeats of warm calls on random data (never zeros), "
         f"{'device events' if meta['device'] == 'gpu' else 'time.perf_counter'}. "
         "'of limit': GB/s over the copy bandwidth (bytes read + written), or TFLOP/s over the "
-        "GEMM rate of the same dtype. 'vs <peer>': hipfer time / peer time (< 1: hipfer is faster).",
+        "GEMM rate of the same dtype. 'temporaries': the peak memory hipfer allocated during one "
+        "call beyond its result. 'vs <peer>': hipfer time / peer time (< 1: hipfer is faster).",
         "",
         "| limit | value |",
         "| --- | ---: |",
@@ -76,13 +89,14 @@ def format_table(result: dict) -> str:
     ]
     for dt, v in lim["gemm_tflops"].items():
         lines.append(f"| GEMM {dt} {lim['gemm_n']}^3 | {v:.3g} TFLOP/s |")
-    lines += ["", "| group | case | hipfer ms | rate | of limit | "
+    lines += ["", "| group | case | hipfer ms | rate | of limit | temporaries | "
               + " | ".join(f"{p} ms | vs {p}" for p in peers) + " | targets | note |",
-              "| --- | --- | ---: | ---: | ---: | " + " | ".join("---: | ---:" for _ in peers)
-              + " | --- | --- |"]
+              "| --- | --- | ---: | ---: | ---: | ---: | "
+              + " | ".join("---: | ---:" for _ in peers) + " | --- | --- |"]
     for r in result["cases"]:
         cells = [r["group"], r["name"], _ms(r.get("ms")), _rate(r),
-                 "" if r.get("of_limit") is None else f"{r['of_limit']:.2f}"]
+                 "" if r.get("of_limit") is None else f"{r['of_limit']:.2f}",
+                 _size(r.get("memory", {}).get("temp_bytes"))]
         for p in peers:
             pr = r.get("peers", {}).get(p, {})
             cells += [_ms(pr.get("ms")), "" if pr.get("ratio") is None else f"{pr['ratio']:.2f}"]
