@@ -41,6 +41,7 @@ def test_every_row_and_dtype_is_instantiated(exprs):
         for dt in dtypes_of_kinds(row.kinds):
             vec, nd = build(row, dt)
             assert nd in exprs and (vec is None or vec in exprs), (row.name, dt)
+            assert ek.tile_of((vec, nd)) in exprs, (row.name, dt)
             assert (vec is None) == (ek.vec_width(dt, ek.result_dtype(row, dt)) == 1)
 
 
@@ -85,8 +86,26 @@ def test_groups_are_named_and_sourced():
     src = module_source(ek.FILE)
     assert not re.search(r'^\s*#\s*include\s+"', src, re.M)  # ops.cuh and common.cuh are inlined
     for kernel in ("unary", "binary", "where", "generate", "unary_scaled", "binary_scaled"):
-        for variant in ("vec", "nd"):
+        for variant in ("vec", "nd") + (("tile",) if kernel in ek.TILED else ()):
             assert f"void ew_{kernel}_{variant}(" in src
+
+
+def test_tile_names_and_run_lengths():
+    pair = ek.binary(BinaryOp.ADD.row, np.float32)
+    assert ek.tile_of(pair) == "hf::ew_binary_tile<hf::op_add, float, float, float>"
+    assert ek.tile_of(ek.where(np.complex64)) == "hf::ew_where_tile<hf::complex<float>>"
+    assert ek.tile_of(ek.cast(np.int8, np.float16)).startswith("hf::ew_unary_tile<hf::cast_op<hf::half>")
+    assert ek.tile_of(ek.scaled_copy(np.float32)) is None
+    assert ek.tile_of(ek.generate(d.GenerateKind.IOTA, np.float32)) is None
+    # nd_run<...>: max(4, one 16-byte access of the widest operand)
+    assert [ek.nd_run(t) for t in (np.int8, np.float16, np.float32, np.float64, np.complex128)] == [16, 8, 4, 4, 4]
+    assert ek.nd_run(np.bool_, np.float32) == 4
+    assert ek.nd_runs((5, 7), 4) == 10 and ek.nd_runs((9,), 4) == 3
+    assert ek.tiles((3, 33, 64)) == 3 * 2 * 2
+    src = module_source(ek.FILE)
+    assert "const int value = vec_width<T...>::value > 4 ? vec_width<T...>::value : 4;" in src
+    assert f"#define HF_TILE {ek.TILE}" in src and "#define HF_TILE_ROWS 8" in src
+    assert ek.TILE_BLOCK == ek.TILE * 8 and ek.TILE_BLOCK % 64 == 0
 
 
 def test_cupy_handlers_ask_only_for_listed_kernels(exprs, monkeypatch):

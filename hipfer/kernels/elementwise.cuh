@@ -1,13 +1,21 @@
 // elementwise.cuh -- the elementwise kernel templates (out[i] = f(inputs[i])).
 //
-// Every kernel comes in two variants (the vector one only where it helps):
-//   *_vec  all operands C-contiguous with the same shape and 16-byte-aligned pointers:
-//          each thread handles V = 16 / sizeof(widest element) consecutive elements with
-//          one vector load per input and one vector store; a scalar tail covers n % V.
-//   *_nd   any layout: hf::Shape plus one hf::Strides (in elements) per operand,
-//          output included (broadcast inputs have stride 0). After merging axes, plain
-//          contiguous and 1-d strided operands are rank 1: offset = i * stride, no
-//          division -- this is the contiguous path for unaligned pointers.
+// Every kernel comes in up to three variants:
+//   *_vec   all operands dense with the same layout (one flat index for all) and 16-byte
+//           aligned pointers: each thread handles V = 16 / sizeof(widest element)
+//           consecutive elements with one vector load per input and one vector store; a
+//           scalar tail covers n % V.
+//   *_nd    any layout: hf::Shape plus one hf::Strides (in elements) per operand, output
+//           included (broadcast inputs have stride 0). Each thread takes runs of
+//           N = nd_run<...> consecutive elements of the innermost axis: one nd_offsets per
+//           run, all loads of the run issued before use; an operand with inner stride 1
+//           (aligned) is read with vector loads, one with inner stride 0 once per run.
+//           After merging axes plain contiguous and 1-d strided operands are rank 1 (no
+//           division at all): the contiguous path for unaligned pointers.
+//   *_tile  (unary, binary, where) an input whose unit-stride axis is the second to last
+//           while the output's is the last (a.T + b): 32 x 32 tiles of the last two axes,
+//           such inputs read coalesced along their own axis into shared memory, the output
+//           written coalesced along its own.
 // Inputs may be read conjugated: `conj` is a bitmask (bit k: input k), folded into the
 // load. Ops are the functors of ops.cuh; the instantiations are listed by
 // hipfer/kernels/elementwise.py.
@@ -46,18 +54,188 @@ __device__ __forceinline__ void add_strides(i64* off, i64 r, int d, const Stride
 // the kernels small (it only runs for indices past 2^32).
 __device__ __noinline__ i64 div64(i64 a, i64 b) { return a / b; }
 
-// off[k] = offset of element i (C order over shape) in operand k, with one division per
-// axis shared by all operands (32-bit when it fits: far cheaper than 64-bit).
+// 32-bit division when both fit (far cheaper than 64-bit).
+__device__ __forceinline__ i64 divq(i64 a, i64 b) {
+  return ((a | b) >> 32) == 0 ? (i64)((u32)a / (u32)b) : div64(a, b);
+}
+
+// off[k] = offset in operand k of element i (C order) of the first `nd` axes of shape.
 template <class... S>
-__device__ __forceinline__ void nd_offsets(i64 i, const Shape& shape, i64* off, const S&... st) {
+__device__ __forceinline__ void nd_offsets_outer(i64 i, const Shape& shape, int nd, i64* off, const S&... st) {
   for (int k = 0; k < (int)sizeof...(S); ++k) off[k] = 0;
-  for (int d = shape.ndim - 1; d > 0; --d) {
+  for (int d = nd - 1; d > 0; --d) {
     const i64 n = shape.dim[d];
-    const i64 q = ((i | n) >> 32) == 0 ? (i64)((u32)i / (u32)n) : div64(i, n);
+    const i64 q = divq(i, n);
     add_strides(off, i - q * n, d, st...);
     i = q;
   }
-  add_strides(off, i, 0, st...);
+  add_strides(off, i, 0, st...);  // nd == 0: i == 0
+}
+
+// ---- runs of the N-d path ----
+// Elements per thread and run: at least 4 (loads in flight) and one 16-byte access of the
+// widest operand (hipfer.kernels.elementwise.nd_run mirrors it).
+template <class... T> struct nd_run {
+  static const int value = vec_width<T...>::value > 4 ? vec_width<T...>::value : 4;
+};
+// The vector access of one operand within a run: up to 16 bytes, at most the run.
+template <int N, class T> struct run_pack {
+  static const int value = (16 / (int)sizeof(T)) < N ? 16 / (int)sizeof(T) : N;
+};
+template <int N, class T> __device__ __forceinline__ bool run_aligned(const T* q) {
+  return (reinterpret_cast<u64>(q) & (u64)(run_pack<N, T>::value * sizeof(T) - 1)) == 0;
+}
+
+// v[j] = p[off + j * s] for j < cnt (conjugated when cj); lanes j >= cnt repeat lane 0,
+// so the op runs on loaded values only. s == 0: one load; s == 1 and a full aligned run:
+// vector loads.
+template <int N, class T>
+__device__ __forceinline__ void load_run(T (&v)[N], const T* p, i64 off, i64 s, int cnt, bool cj) {
+  const T* q = p + off;
+  if (s == 0) {
+    const T x = load(q, 0, cj);
+#pragma unroll
+    for (int j = 0; j < N; ++j) v[j] = x;
+  } else if (s == 1 && cnt == N && run_aligned<N>(q)) {
+    const int P = run_pack<N, T>::value;
+#pragma unroll
+    for (int k = 0; k < N / P; ++k) {
+      const pack<T, P> w = load_pack<P>(q, k);
+#pragma unroll
+      for (int j = 0; j < P; ++j) v[k * P + j] = maybe_conj(w.v[j], cj);
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < N; ++j) v[j] = load(q, (j < cnt ? j : 0) * s, cj);
+  }
+}
+
+// p[off + j * s] = v[j] for j < cnt (vector stores for a full aligned unit-stride run).
+template <int N, class T>
+__device__ __forceinline__ void store_run(T* p, i64 off, i64 s, int cnt, const T (&v)[N]) {
+  T* q = p + off;
+  if (s == 1 && cnt == N && run_aligned<N>(q)) {
+    const int P = run_pack<N, T>::value;
+#pragma unroll
+    for (int k = 0; k < N / P; ++k) {
+      pack<T, P> w;
+#pragma unroll
+      for (int j = 0; j < P; ++j) w.v[j] = v[k * P + j];
+      store_pack<P>(q, k, w);
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < N; ++j)
+      if (j < cnt) q[j * s] = v[j];
+  }
+}
+
+// f(i0, off, cnt) for every run: cnt (<= N) consecutive elements of the innermost axis
+// starting at flat C index i0, off[k] the run's first offset in operand k. Grid-stride
+// over (n / n_inner) * ceil(n_inner / N) runs (hipfer.kernels.elementwise.nd_runs).
+template <int N, class F, class... S>
+__device__ __forceinline__ void for_runs(i64 n, const Shape& shape, F&& f, const S&... st) {
+  const int last = shape.ndim - 1;
+  const i64 n0 = shape.dim[last];
+  const i64 per_row = (n0 + N - 1) / N;
+  const i64 runs = last > 0 ? divq(n, n0) * per_row : per_row;
+  HF_GRID_LOOP(w, runs) {
+    i64 row = 0, c = w;
+    if (last > 0) {
+      row = divq(w, per_row);
+      c = w - row * per_row;
+    }
+    i64 off[sizeof...(S)];
+    nd_offsets_outer(row, shape, last, off, st...);
+    const i64 j0 = c * N;
+    add_strides(off, j0, last, st...);
+    const i64 rem = n0 - j0;
+    f(row * n0 + j0, off, rem < N ? (int)rem : N);
+  }
+}
+
+// ---- tiles of the last two axes ----
+// Blocks of 256 threads (32 lanes x 8 rows: hipfer.kernels.elementwise.TILE_BLOCK) walk
+// over batch x ceil(na / 32) x ceil(nb / 32) tiles (a = axis ndim-2, b = axis ndim-1).
+#define HF_TILE 32
+#define HF_TILE_ROWS 8
+#define HF_TILE_K (HF_TILE / HF_TILE_ROWS)
+// A padded tile of T in shared memory as raw bytes (complex has constructors, which
+// __shared__ variables may not have): name[b][a].
+template <class T> struct alignas(alignof(T)) raw_of { unsigned char b[sizeof(T)]; };
+#define HF_TILE_SHARED(T, name) \
+  __shared__ raw_of<T> name##_raw[HF_TILE * (HF_TILE + 1)]; \
+  T (*name)[HF_TILE + 1] = reinterpret_cast<T (*)[HF_TILE + 1]>(name##_raw)
+
+// f(off, ea, eb): off[k] the tile's first offset in operand k, ea x eb its extent.
+template <class F, class... S>
+__device__ __forceinline__ void for_tiles(i64 n, const Shape& shape, F&& f, const S&... st) {
+  const int la = shape.ndim - 2, lb = shape.ndim - 1;
+  const i64 na = shape.dim[la], nb = shape.dim[lb];
+  const i64 ta = (na + HF_TILE - 1) / HF_TILE, tb = (nb + HF_TILE - 1) / HF_TILE;
+  const i64 per = ta * tb;
+  const i64 tiles = divq(n, na * nb) * per;
+  for (i64 t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const i64 bt = divq(t, per), r = t - bt * per;
+    const i64 ia = divq(r, tb), ib = r - ia * tb;
+    i64 off[sizeof...(S)];
+    nd_offsets_outer(bt, shape, la, off, st...);
+    add_strides(off, ia * HF_TILE, la, st...);
+    add_strides(off, ib * HF_TILE, lb, st...);
+    const i64 ra = na - ia * HF_TILE, rb = nb - ib * HF_TILE;
+    f(off, ra < HF_TILE ? (int)ra : HF_TILE, rb < HF_TILE ? (int)rb : HF_TILE);
+  }
+}
+
+// An operand read through shared memory: unit stride (or at least a smaller one) along a
+// than along b. Broadcast along a (sa == 0) reads directly.
+__device__ __forceinline__ bool tile_transposed(i64 sa, i64 sb) {
+  const i64 aa = sa < 0 ? -sa : sa, ab = sb < 0 ? -sb : sb;
+  return aa != 0 && aa < ab;
+}
+
+// Stage a transposed operand's tile in sh[b][a], lanes along a (coalesced for it); the
+// caller brackets the staging with __syncthreads. Lane tx, row ty of the block.
+template <class T>
+__device__ __forceinline__ void tile_stage(T (*sh)[HF_TILE + 1], const T* p, i64 off, i64 sa, i64 sb, int ea,
+                                           int eb, bool cj) {
+  const int tx = threadIdx.x % HF_TILE, ty = threadIdx.x / HF_TILE;
+  T v[HF_TILE_K];
+#pragma unroll
+  for (int k = 0; k < HF_TILE_K; ++k) {
+    const int b = ty + k * HF_TILE_ROWS;
+    if (tx < ea && b < eb) v[k] = load(p, off + tx * sa + b * sb, cj);
+  }
+#pragma unroll
+  for (int k = 0; k < HF_TILE_K; ++k) {
+    const int b = ty + k * HF_TILE_ROWS;
+    if (tx < ea && b < eb) sh[b][tx] = v[k];
+  }
+}
+// This thread's elements (a = ty + 8k, b = tx) of an operand: from sh when staged (tr),
+// else straight from memory (lanes along b, as the output is written).
+template <class T>
+__device__ __forceinline__ void tile_read(T (&v)[HF_TILE_K], T (*sh)[HF_TILE + 1], bool tr, const T* p, i64 off,
+                                          i64 sa, i64 sb, int ea, int eb, bool cj) {
+  const int tx = threadIdx.x % HF_TILE, ty = threadIdx.x / HF_TILE;
+#pragma unroll
+  for (int k = 0; k < HF_TILE_K; ++k) {
+    const int a = ty + k * HF_TILE_ROWS;
+    if (a < ea && tx < eb) v[k] = tr ? sh[tx][a] : load(p, off + a * sa + tx * sb, cj);
+  }
+}
+// Whether this thread's k-th element of the tile lies inside the ea x eb extent.
+__device__ __forceinline__ bool tile_in(int k, int ea, int eb) {
+  return (int)(threadIdx.x / HF_TILE) + k * HF_TILE_ROWS < ea && (int)(threadIdx.x % HF_TILE) < eb;
+}
+template <class T>
+__device__ __forceinline__ void tile_write(T* p, i64 off, i64 sa, i64 sb, int ea, int eb, const T (&v)[HF_TILE_K]) {
+  const int tx = threadIdx.x % HF_TILE, ty = threadIdx.x / HF_TILE;
+#pragma unroll
+  for (int k = 0; k < HF_TILE_K; ++k) {
+    const int a = ty + k * HF_TILE_ROWS;
+    if (a < ea && tx < eb) p[off + a * sa + tx * sb] = v[k];
+  }
 }
 
 // ---- helper functors ------------------------------------------------------------------
@@ -124,12 +302,40 @@ __global__ void ew_unary_vec(const T* x, R* out, i64 n, int conj) {
 
 template <class Op, class T, class R>
 __global__ void ew_unary_nd(const T* x, R* out, i64 n, Shape shape, Strides sx, Strides so, int conj) {
+  constexpr int N = nd_run<T, R>::value;
   const bool c0 = conj & 1;
-  HF_GRID_LOOP(i, n) {
-    i64 off[2];
-    nd_offsets(i, shape, off, sx, so);
-    out[off[1]] = op_call<Op>(load(x, off[0], c0));
-  }
+  const int l = shape.ndim - 1;
+  const i64 ix = sx.s[l], io = so.s[l];
+  for_runs<N>(n, shape, [&](i64, const i64* off, int cnt) {
+    T a[N];
+    R r[N];
+    load_run(a, x, off[0], ix, cnt, c0);
+#pragma unroll
+    for (int j = 0; j < N; ++j) r[j] = op_call<Op>(a[j]);
+    store_run(out, off[1], io, cnt, r);
+  }, sx, so);
+}
+
+template <class Op, class T, class R>
+__global__ void ew_unary_tile(const T* x, R* out, i64 n, Shape shape, Strides sx, Strides so, int conj) {
+  HF_TILE_SHARED(T, shx);
+  const bool c0 = conj & 1;
+  const int la = shape.ndim - 2, lb = shape.ndim - 1;
+  const bool tr = tile_transposed(sx.s[la], sx.s[lb]);
+  for_tiles(n, shape, [&](const i64* off, int ea, int eb) {
+    if (tr) {
+      __syncthreads();
+      tile_stage(shx, x, off[0], sx.s[la], sx.s[lb], ea, eb, c0);
+      __syncthreads();
+    }
+    T a[HF_TILE_K];
+    R r[HF_TILE_K];
+    tile_read(a, shx, tr, x, off[0], sx.s[la], sx.s[lb], ea, eb, c0);
+#pragma unroll
+    for (int k = 0; k < HF_TILE_K; ++k)
+      if (tile_in(k, ea, eb)) r[k] = op_call<Op>(a[k]);
+    tile_write(out, off[1], so.s[la], so.s[lb], ea, eb, r);
+  }, sx, so);
 }
 
 // ---- binary: out = Op(a, b) ----
@@ -151,12 +357,47 @@ __global__ void ew_binary_vec(const A* a, const B* b, R* out, i64 n, int conj) {
 template <class Op, class A, class B, class R>
 __global__ void ew_binary_nd(const A* a, const B* b, R* out, i64 n, Shape shape, Strides sa, Strides sb,
                              Strides so, int conj) {
+  constexpr int N = nd_run<A, B, R>::value;
   const bool c0 = conj & 1, c1 = conj & 2;
-  HF_GRID_LOOP(i, n) {
-    i64 off[3];
-    nd_offsets(i, shape, off, sa, sb, so);
-    out[off[2]] = op_call<Op>(load(a, off[0], c0), load(b, off[1], c1));
-  }
+  const int l = shape.ndim - 1;
+  const i64 ia = sa.s[l], ib = sb.s[l], io = so.s[l];
+  for_runs<N>(n, shape, [&](i64, const i64* off, int cnt) {
+    A va[N];
+    B vb[N];
+    R r[N];
+    load_run(va, a, off[0], ia, cnt, c0);
+    load_run(vb, b, off[1], ib, cnt, c1);
+#pragma unroll
+    for (int j = 0; j < N; ++j) r[j] = op_call<Op>(va[j], vb[j]);
+    store_run(out, off[2], io, cnt, r);
+  }, sa, sb, so);
+}
+
+template <class Op, class A, class B, class R>
+__global__ void ew_binary_tile(const A* a, const B* b, R* out, i64 n, Shape shape, Strides sa, Strides sb,
+                               Strides so, int conj) {
+  HF_TILE_SHARED(A, sha);
+  HF_TILE_SHARED(B, shb);
+  const bool c0 = conj & 1, c1 = conj & 2;
+  const int la = shape.ndim - 2, lb = shape.ndim - 1;
+  const bool ta = tile_transposed(sa.s[la], sa.s[lb]), tb = tile_transposed(sb.s[la], sb.s[lb]);
+  for_tiles(n, shape, [&](const i64* off, int ea, int eb) {
+    if (ta || tb) {
+      __syncthreads();
+      if (ta) tile_stage(sha, a, off[0], sa.s[la], sa.s[lb], ea, eb, c0);
+      if (tb) tile_stage(shb, b, off[1], sb.s[la], sb.s[lb], ea, eb, c1);
+      __syncthreads();
+    }
+    A va[HF_TILE_K];
+    B vb[HF_TILE_K];
+    R r[HF_TILE_K];
+    tile_read(va, sha, ta, a, off[0], sa.s[la], sa.s[lb], ea, eb, c0);
+    tile_read(vb, shb, tb, b, off[1], sb.s[la], sb.s[lb], ea, eb, c1);
+#pragma unroll
+    for (int k = 0; k < HF_TILE_K; ++k)
+      if (tile_in(k, ea, eb)) r[k] = op_call<Op>(va[k], vb[k]);
+    tile_write(out, off[2], so.s[la], so.s[lb], ea, eb, r);
+  }, sa, sb, so);
 }
 
 // ---- where: out = c ? a : b (conj bits 1 and 2 are a and b) ----
@@ -177,12 +418,50 @@ __global__ void ew_where_vec(const bool* c, const T* a, const T* b, T* out, i64 
 template <class T>
 __global__ void ew_where_nd(const bool* c, const T* a, const T* b, T* out, i64 n, Shape shape, Strides sc,
                             Strides sa, Strides sb, Strides so, int conj) {
+  constexpr int N = nd_run<bool, T>::value;
   const bool c1 = conj & 2, c2 = conj & 4;
-  HF_GRID_LOOP(i, n) {
-    i64 off[4];
-    nd_offsets(i, shape, off, sc, sa, sb, so);
-    out[off[3]] = c[off[0]] ? load(a, off[1], c1) : load(b, off[2], c2);
-  }
+  const int l = shape.ndim - 1;
+  const i64 ic = sc.s[l], ia = sa.s[l], ib = sb.s[l], io = so.s[l];
+  for_runs<N>(n, shape, [&](i64, const i64* off, int cnt) {
+    bool vc[N];
+    T va[N], vb[N], r[N];
+    load_run(vc, c, off[0], ic, cnt, false);
+    load_run(va, a, off[1], ia, cnt, c1);
+    load_run(vb, b, off[2], ib, cnt, c2);
+#pragma unroll
+    for (int j = 0; j < N; ++j) r[j] = vc[j] ? va[j] : vb[j];
+    store_run(out, off[3], io, cnt, r);
+  }, sc, sa, sb, so);
+}
+
+template <class T>
+__global__ void ew_where_tile(const bool* c, const T* a, const T* b, T* out, i64 n, Shape shape, Strides sc,
+                              Strides sa, Strides sb, Strides so, int conj) {
+  HF_TILE_SHARED(bool, shc);
+  HF_TILE_SHARED(T, sha);
+  HF_TILE_SHARED(T, shb);
+  const bool c1 = conj & 2, c2 = conj & 4;
+  const int la = shape.ndim - 2, lb = shape.ndim - 1;
+  const bool tc = tile_transposed(sc.s[la], sc.s[lb]), ta = tile_transposed(sa.s[la], sa.s[lb]),
+             tb = tile_transposed(sb.s[la], sb.s[lb]);
+  for_tiles(n, shape, [&](const i64* off, int ea, int eb) {
+    if (tc || ta || tb) {
+      __syncthreads();
+      if (tc) tile_stage(shc, c, off[0], sc.s[la], sc.s[lb], ea, eb, false);
+      if (ta) tile_stage(sha, a, off[1], sa.s[la], sa.s[lb], ea, eb, c1);
+      if (tb) tile_stage(shb, b, off[2], sb.s[la], sb.s[lb], ea, eb, c2);
+      __syncthreads();
+    }
+    bool vc[HF_TILE_K];
+    T va[HF_TILE_K], vb[HF_TILE_K], r[HF_TILE_K];
+    tile_read(vc, shc, tc, c, off[0], sc.s[la], sc.s[lb], ea, eb, false);
+    tile_read(va, sha, ta, a, off[1], sa.s[la], sa.s[lb], ea, eb, c1);
+    tile_read(vb, shb, tb, b, off[2], sb.s[la], sb.s[lb], ea, eb, c2);
+#pragma unroll
+    for (int k = 0; k < HF_TILE_K; ++k)
+      if (tile_in(k, ea, eb)) r[k] = vc[k] ? va[k] : vb[k];
+    tile_write(out, off[3], so.s[la], so.s[lb], ea, eb, r);
+  }, sc, sa, sb, so);
 }
 
 // ---- generate: out[i] = T(Gen(i, a, b)), a and b of the work type W ----
@@ -200,11 +479,14 @@ __global__ void ew_generate_vec(T* out, i64 n, W a, W b) {
 
 template <class Gen, class T, class W>
 __global__ void ew_generate_nd(T* out, i64 n, Shape shape, Strides so, W a, W b) {
-  HF_GRID_LOOP(i, n) {
-    i64 off[1];
-    nd_offsets(i, shape, off, so);
-    out[off[0]] = cast<T>(Gen()(i, a, b));
-  }
+  constexpr int N = nd_run<T>::value;
+  const i64 io = so.s[shape.ndim - 1];
+  for_runs<N>(n, shape, [&](i64 i0, const i64* off, int cnt) {
+    T r[N];
+#pragma unroll
+    for (int j = 0; j < N; ++j) r[j] = cast<T>(Gen()(i0 + j, a, b));
+    store_run(out, off[0], io, cnt, r);
+  }, so);
 }
 
 // ---- scaled unary: out = Epi(Op(x), out; alpha, beta) ----
@@ -227,13 +509,18 @@ __global__ void ew_unary_scaled_vec(const T* x, T* out, i64 n, int conj, T alpha
 template <class Op, class Epi, class T>
 __global__ void ew_unary_scaled_nd(const T* x, T* out, i64 n, Shape shape, Strides sx, Strides so, int conj,
                                    T alpha, T beta) {
+  constexpr int N = nd_run<T>::value;
   const bool c0 = conj & 1, rd = Epi::reads_out(beta);
-  HF_GRID_LOOP(i, n) {
-    i64 off[2];
-    nd_offsets(i, shape, off, sx, so);
-    T* o = out + off[1];
-    *o = Epi::apply(T(op_call<Op>(load(x, off[0], c0))), rd ? *o : T(0), alpha, beta, rd);
-  }
+  const int l = shape.ndim - 1;
+  const i64 ix = sx.s[l], io = so.s[l];
+  for_runs<N>(n, shape, [&](i64, const i64* off, int cnt) {
+    T a[N], o[N], r[N];
+    load_run(a, x, off[0], ix, cnt, c0);
+    if (rd) load_run(o, (const T*)out, off[1], io, cnt, false);
+#pragma unroll
+    for (int j = 0; j < N; ++j) r[j] = Epi::apply(T(op_call<Op>(a[j])), rd ? o[j] : T(0), alpha, beta, rd);
+    store_run(out, off[1], io, cnt, r);
+  }, sx, so);
 }
 
 // ---- scaled binary: out = Epi(Op(a, b), out; alpha, beta) ----
@@ -257,14 +544,25 @@ __global__ void ew_binary_scaled_vec(const T* a, const T* b, T* out, i64 n, int 
 template <class Op, class Epi, class T>
 __global__ void ew_binary_scaled_nd(const T* a, const T* b, T* out, i64 n, Shape shape, Strides sa,
                                     Strides sb, Strides so, int conj, T alpha, T beta) {
+  constexpr int N = nd_run<T>::value;
   const bool c0 = conj & 1, c1 = conj & 2, rd = Epi::reads_out(beta);
-  HF_GRID_LOOP(i, n) {
-    i64 off[3];
-    nd_offsets(i, shape, off, sa, sb, so);
-    T* o = out + off[2];
-    *o = Epi::apply(T(op_call<Op>(load(a, off[0], c0), load(b, off[1], c1))), rd ? *o : T(0), alpha, beta, rd);
-  }
+  const int l = shape.ndim - 1;
+  const i64 ia = sa.s[l], ib = sb.s[l], io = so.s[l];
+  for_runs<N>(n, shape, [&](i64, const i64* off, int cnt) {
+    T va[N], vb[N], o[N], r[N];
+    load_run(va, a, off[0], ia, cnt, c0);
+    load_run(vb, b, off[1], ib, cnt, c1);
+    if (rd) load_run(o, (const T*)out, off[2], io, cnt, false);
+#pragma unroll
+    for (int j = 0; j < N; ++j)
+      r[j] = Epi::apply(T(op_call<Op>(va[j], vb[j])), rd ? o[j] : T(0), alpha, beta, rd);
+    store_run(out, off[2], io, cnt, r);
+  }, sa, sb, so);
 }
 
 #undef HF_TAIL_LOOP
+#undef HF_TILE_SHARED
+#undef HF_TILE_K
+#undef HF_TILE_ROWS
+#undef HF_TILE
 }  // namespace hf

@@ -4,7 +4,9 @@ The CuPy backend and ``instances()`` build names with the same functions, so wha
 backend asks for at run time is exactly what the offline compile check compiled. Each
 function returns the pair ``(vec, nd)`` of name expressions for one instantiation; vec is
 None where the vector kernel cannot help (one element per 16 bytes already) or for rare
-paths, which then run the N-d kernel.
+paths, which then run the N-d kernel. ``tile_of(pair)`` names the tiled variant (unary,
+binary and where kernels) that the backend runs for inputs laid out transposed to the
+output; ``instances()`` lists it with its pair.
 """
 from __future__ import annotations
 
@@ -23,6 +25,12 @@ FILE = "elementwise.cuh"
 
 Pair = Tuple[Optional[str], str]
 
+#: kernels with a tiled variant (``tile_of``)
+TILED = ("unary", "binary", "where")
+#: the tiled kernels' block (32 lanes x 8 rows) and tile edge (HF_TILE in elementwise.cuh)
+TILE_BLOCK = 256
+TILE = 32
+
 #: the functor of each semiring operation name (Semiring.add / Semiring.mul)
 _SEMIRING_FN = {"add": "hf::op_add", "mul": "hf::op_multiply",
                 "max": "hf::op_maximum", "min": "hf::op_minimum"}
@@ -33,6 +41,32 @@ _BOOL = np.dtype(np.bool_)
 def vec_width(*dtypes) -> int:
     """Elements per thread of the vector kernel (vec_width<...> in elementwise.cuh)."""
     return 16 // max(np.dtype(t).itemsize for t in dtypes)
+
+
+def nd_run(*dtypes) -> int:
+    """Elements per run of the N-d kernels (nd_run<...> in elementwise.cuh)."""
+    return max(4, vec_width(*dtypes))
+
+
+def nd_runs(shape, run: int) -> int:
+    """Runs the N-d kernel walks for a (merged) shape: one thread-iteration each."""
+    inner = shape[-1]
+    return math.prod(shape[:-1]) * -(-inner // run)
+
+
+def tiles(shape) -> int:
+    """Tiles the tiled kernel walks for a (merged, rank >= 2) shape: one block-iteration each."""
+    return math.prod(shape[:-2]) * -(-shape[-2] // TILE) * -(-shape[-1] // TILE)
+
+
+def tile_of(pair: Pair) -> Optional[str]:
+    """The tiled kernel (transposed inputs) of a pair's N-d kernel, None for kinds without one."""
+    nd = pair[1]
+    for kind in TILED:
+        head = f"hf::ew_{kind}_nd<"
+        if nd.startswith(head):
+            return f"hf::ew_{kind}_tile<" + nd[len(head):]
+    return None
 
 
 def _pair(kernel: str, targs, dtypes=(), vec: bool = True) -> Pair:
@@ -144,7 +178,8 @@ _OPS_PER_GROUP = 6
 
 
 def _flat(pairs) -> List[str]:
-    return list(dict.fromkeys(e for p in pairs for e in p if e is not None))
+    """The names of the pairs' kernels and of their tiled variants."""
+    return list(dict.fromkeys(e for p in pairs for e in (*p, tile_of(p)) if e is not None))
 
 
 def _op_groups():
