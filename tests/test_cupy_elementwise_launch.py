@@ -8,6 +8,7 @@ as elementwise.cuh's nd_offsets does). Arrays are NumPy views standing in for Cu
 """
 from __future__ import annotations
 
+import math
 import types
 
 import numpy as np
@@ -17,6 +18,7 @@ pytest.importorskip("cupy")
 
 from hipfer.backends.cupy import _engine as eng  # noqa: E402
 from hipfer.backends.cupy import elementwise as ce  # noqa: E402
+from hipfer.kernels import elementwise as ek  # noqa: E402
 from hipfer.prims import descriptors as d  # noqa: E402
 from hipfer.prims.infer import infer  # noqa: E402
 from hipfer.prims.optable import BinaryOp, UnaryOp  # noqa: E402
@@ -38,18 +40,56 @@ class Arr:
         self.data = types.SimpleNamespace(ptr=a.__array_interface__["data"][0])
 
 
-def _nd_offsets(n, shape, strides):
-    """elementwise.cuh's nd_offsets for i = 0 .. n-1, one array per operand."""
-    i = np.arange(n, dtype=np.int64)
-    offs = [np.zeros(n, np.int64) for _ in strides]
-    for ax in range(int(shape["ndim"]) - 1, 0, -1):
-        q, r = np.divmod(i, shape["dim"][ax])
-        for o, s in zip(offs, strides):
-            o += r * s["s"][ax]
-        i = q
-    for o, s in zip(offs, strides):
-        o += i * s["s"][0]
-    return offs
+def _runs(n, shape, strides, run):
+    """elementwise.cuh's for_runs: (flat C index, offsets per operand) of every element
+    the N-d kernel touches, run by run (a run: up to `run` elements of the inner axis)."""
+    nd = int(shape["ndim"])
+    dims = [int(x) for x in shape["dim"][:nd]]
+    st = [[int(x) for x in s["s"][:nd]] for s in strides]
+    n0 = dims[-1]
+    per_row = -(-n0 // run)
+    runs = (n // n0 if nd > 1 else 1) * per_row
+    w = np.arange(runs, dtype=np.int64)
+    row, c = (np.divmod(w, per_row) if nd > 1 else (np.zeros_like(w), w))
+    offs = [np.zeros(runs, np.int64) for _ in st]
+    i = row.copy()
+    for ax in range(nd - 2, 0, -1):
+        i, r = np.divmod(i, dims[ax])
+        for o, s in zip(offs, st):
+            o += r * s[ax]
+    for o, s in zip(offs, st):
+        o += i * s[0] if nd > 1 else 0
+        o += c * run * s[-1]
+    j = np.arange(run)
+    keep = (c[:, None] * run + j[None, :]) < n0  # cnt = min(run, n0 - j0)
+    flat = (row * n0 + c * run)[:, None] + j[None, :]
+    return flat[keep], [(o[:, None] + j[None, :] * s[-1])[keep] for o, s in zip(offs, st)]
+
+
+def _tiles(n, shape, strides, tile=32):
+    """elementwise.cuh's for_tiles: offsets per operand of every element of every tile."""
+    nd = int(shape["ndim"])
+    assert nd >= 2
+    dims = [int(x) for x in shape["dim"][:nd]]
+    st = [[int(x) for x in s["s"][:nd]] for s in strides]
+    na, nb = dims[-2], dims[-1]
+    ta, tb = -(-na // tile), -(-nb // tile)
+    tiles = n // (na * nb) * ta * tb
+    out = [[] for _ in st]
+    for t in range(tiles):
+        bt, r = divmod(t, ta * tb)
+        ia, ib = divmod(r, tb)
+        base = [0] * len(st)
+        i = bt
+        for ax in range(nd - 3, 0, -1):
+            i, q = divmod(i, dims[ax])
+            base = [b + q * s[ax] for b, s in zip(base, st)]
+        base = [b + (i * s[0] if nd > 2 else 0) + ia * tile * s[-2] + ib * tile * s[-1] for b, s in zip(base, st)]
+        ea, eb = min(tile, na - ia * tile), min(tile, nb - ib * tile)
+        a, b = np.meshgrid(np.arange(ea), np.arange(eb), indexing="ij")
+        for o, bs, s in zip(out, base, st):
+            o.append((bs + a * s[-2] + b * s[-1]).ravel())
+    return [np.concatenate(o) for o in out]
 
 
 def _addresses(arr, out_shape):
@@ -57,6 +97,17 @@ def _addresses(arr, out_shape):
     b = np.broadcast_to(arr.a, out_shape)
     idx = np.indices(out_shape).reshape(len(out_shape), -1) if out_shape else np.zeros((0, 1), int)
     return arr.data.ptr + (np.asarray(b.strides, np.int64)[:, None] * idx).sum(axis=0)
+
+
+def _check_mapping(arrays, out, offs):
+    """The kernel wrote every element of out exactly once, from the input elements NumPy's
+    broadcasting pairs with it. offs: element offsets per operand (out last), one per write."""
+    want = [_addresses(a, out.shape) for a in arrays] + [_addresses(out, out.shape)]
+    got = [a.data.ptr + o * a.dtype.itemsize for a, o in zip(list(arrays) + [out], offs)]
+    assert len(got[-1]) == out.a.size and len(np.unique(got[-1])) == out.a.size
+    order_w, order_g = np.argsort(want[-1], kind="stable"), np.argsort(got[-1], kind="stable")
+    for w, g in zip(want, got):
+        np.testing.assert_array_equal(g[order_g], w[order_w])
 
 
 class FakeKernel:
@@ -74,18 +125,32 @@ class FakeKernel:
         n = args[self.n_in + 1]
         assert type(n) is np.int64 and n == out.a.size > 0
         rest = args[self.n_in + 2:]
-        if self.variant == "nd":
+        ops = list(ins) + [out]
+        if self.variant in ("nd", "tile"):
             geom, rest = rest[:self.n_in + 2], rest[self.n_in + 2:]
             assert geom[0].dtype == eng.SHAPE_DTYPE and all(g.dtype == eng.STRIDES_DTYPE for g in geom[1:])
-            offs = _nd_offsets(int(n), geom[0], geom[1:])
-            for arr, off in zip(list(ins) + [out], offs):
-                got = arr.data.ptr + off * arr.dtype.itemsize
-                np.testing.assert_array_equal(got, _addresses(arr, out.shape))
+            if self.variant == "nd":
+                run = ek.nd_run(*(a.dtype for a in ops))
+                flat, offs = _runs(int(n), geom[0], geom[1:], run)
+                if "generate" in self.expr:  # iota's i: the C-order position in out
+                    np.testing.assert_array_equal(np.sort(flat), np.arange(int(n)))
+                    want = _addresses(out, out.shape)
+                    np.testing.assert_array_equal(out.data.ptr + offs[-1] * out.dtype.itemsize, want[flat])
+            else:
+                assert block == (ek.TILE_BLOCK,) and self.n_in > 0
+                offs = _tiles(int(n), geom[0], geom[1:], ek.TILE)
+            _check_mapping(ins, out, offs)
         else:
-            width = 16 // max(a.dtype.itemsize for a in list(ins) + [out])
-            for arr in list(ins) + [out]:
-                assert arr.a.flags.c_contiguous and arr.a.size == out.a.size
-                assert arr.data.ptr % (width * arr.dtype.itemsize) == 0
+            width = 16 // max(a.dtype.itemsize for a in ops)
+            for arr in ops:
+                assert arr.a.size == out.a.size and arr.data.ptr % (width * arr.dtype.itemsize) == 0
+            # one flat index for every operand: each must be dense in the same memory order
+            offs = [np.arange(int(n), dtype=np.int64)] * len(ops)
+            if self.n_in:
+                _check_mapping(ins, out, offs)
+            else:
+                assert out.a.flags.c_contiguous
+        self.grid, self.block = grid, block
         assert len(rest) == len(self.scalars)
         work = np.int64 if "gen_iota, bool" in self.expr else out.dtype.type
         for v, kind in zip(rest, self.scalars):
@@ -254,3 +319,99 @@ def test_supports():
     assert h[d.ComplexScale].supports(d.ComplexScale(), (np.dtype(np.complex64), np.dtype(np.float32)))
     assert not h[d.ComplexScale].supports(d.ComplexScale(), (np.dtype(np.complex64), np.dtype(np.float64)))
     assert h[d.Generate].supports(d.Generate(d.GenerateKind.IOTA), None)
+
+
+# ---------------------------------------------------------------- layouts (issue 7)
+def _variant(desc, arrays, out=None):
+    return _run(desc, arrays, out=out).variant
+
+
+def test_output_order_k_lets_permuted_dense_operands_vectorise():
+    x = np.ones((40, 24), np.float32, order="F")
+    assert _variant(d.AnalyticUnary(UnaryOp.EXP), [x], out=Arr(np.empty((40, 24), np.float32, order="F"))) == "vec"
+    a = np.ones((8, 5, 6), np.float64).transpose(2, 0, 1)
+    out = Arr(np.empty((8, 5, 6), np.float64).transpose(2, 0, 1))
+    assert _variant(d.ScalarBinary(BinaryOp.ADD), [a, a + 1], out=out) == "vec"
+
+
+@pytest.mark.parametrize("desc, arrays", [
+    (d.AnalyticUnary(UnaryOp.EXP), lambda: [np.ones((48, 40), np.float32).T]),
+    (d.ScalarBinary(BinaryOp.ADD), lambda: [np.ones((48, 40), np.float32).T, np.ones((40, 48), np.float32)]),
+    (d.ScalarBinary(BinaryOp.ADD), lambda: [np.ones((40, 48), np.float32), np.ones((48, 40), np.float32).T]),
+    (d.ScalarBinary(BinaryOp.MUL), lambda: [np.ones((3, 37, 45), np.complex64).transpose(0, 2, 1),
+                                            np.ones((45,), np.complex64)[None, :, None]]),
+    (d.MaskWhere(), lambda: [np.ones((33, 70), bool).T, np.ones((70, 33)), np.ones((33, 70)).T]),
+    (d.PointwiseCast(np.float16), lambda: [np.ones((3, 64, 40), np.int64).transpose(0, 2, 1)[:, ::-1]]),
+])
+def test_inputs_transposed_to_the_output_take_the_tiled_kernel(desc, arrays):
+    k = _run(desc, arrays())
+    assert k.variant == "tile" and k.block == (ek.TILE_BLOCK,) and "_tile<" in k.expr
+
+
+def test_f_ordered_out_of_c_inputs_is_tiled():
+    x = np.ones((40, 64), np.float32)
+    assert _variant(d.AnalyticUnary(UnaryOp.EXP), [x], out=Arr(np.empty((40, 64), np.float32, order="F"))) == "tile"
+
+
+@pytest.mark.parametrize("arrays", [
+    lambda: [np.ones((64, 32), np.float32), np.ones(32, np.float32)[None, :]],   # row broadcast
+    lambda: [np.ones((64, 32), np.float32), np.ones(64, np.float32)[:, None]],   # column broadcast
+    lambda: [np.ones(64, np.float32)[:, None], np.ones(32, np.float32)[None, :]],  # outer
+    lambda: [np.ones((64, 64), np.float32)[:, ::2], np.ones((64, 32), np.float32)],  # step-sliced
+    lambda: [np.ones((64, 32), np.float32), np.array(2.0, np.float32)],          # 0-d scalar
+    lambda: [np.ones((7, 3), np.float32).T, np.ones((3, 7), np.float32)],        # small: no tiles
+])
+def test_broadcast_and_strided_take_the_nd_kernel(arrays):
+    assert _variant(d.ScalarBinary(BinaryOp.ADD), arrays()) == "nd"
+
+
+def test_where_with_a_scalar_operand_is_rank_one():
+    c = np.ones(1003, bool)
+    run, _ = _plan(d.MaskWhere(), [c, np.ones(1003, np.float32), np.array(0.0, np.float32)])
+    run([Arr(c), Arr(np.ones(1003, np.float32)), Arr(np.array(0.0, np.float32))], Arr(np.empty(1003, np.float32)))
+    k = FakeKernel.calls[-1]
+    assert k.variant == "nd"
+
+
+def test_generate_keeps_c_order_for_any_out():
+    run, _ = _plan_generate(d.Generate(d.GenerateKind.IOTA), (5, 7), np.dtype(np.float32))
+    run((), Arr(np.empty((5, 7), np.float32, order="F")), start=1, step=2)  # FakeKernel checks C positions
+    assert FakeKernel.calls[-1].variant == "nd"
+
+
+def _random_operand(rng, shape, dt):
+    """An array of `shape` (or a broadcastable one) in a random layout: permuted, sliced,
+    reversed, offset by one element, or with axes broadcast."""
+    shape = list(shape)
+    if rng.random() < 0.3:
+        shape = [1 if rng.random() < 0.5 else n for n in shape]
+    if rng.random() < 0.2:
+        shape = shape[rng.integers(0, len(shape) + 1):]
+    step = [int(rng.choice([1, 1, 2, -1])) for _ in shape]
+    perm = rng.permutation(len(shape))
+    big = [abs(s) * n for s, n in zip(step, shape)]
+    base = np.empty([big[p] for p in perm] + ([1] if rng.random() < 0.3 else []), dt)
+    base = base.reshape(-1)[1:] if rng.random() < 0.3 and base.size > 1 else base.reshape(-1)
+    base = np.empty(math.prod(big) + 1, dt)[1:] if base.size < math.prod(big) else base
+    a = base[:math.prod(big)].reshape([big[p] for p in perm]).transpose(np.argsort(perm))
+    return a[tuple(slice(None, None, s) for s in step)]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_layouts_address_what_numpy_broadcasts(seed):
+    """Whatever variant runs, it writes each out element once from the right inputs
+    (FakeKernel emulates the kernels' run / tile / vector walks)."""
+    rng = np.random.default_rng(seed)
+    nd = int(rng.integers(1, 5))
+    shape = tuple(int(rng.choice([1, 2, 3, 5, 17, 33, 40])) for _ in range(nd))
+    dt = np.dtype(rng.choice([np.int8, np.float32, np.float64, np.complex128]))
+    arrays = [_random_operand(rng, shape, dt) for _ in range(2)]
+    out_shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    out = Arr(_random_operand(rng, out_shape, dt)) if rng.random() < 0.5 else None
+    if out is not None and out.shape != out_shape:
+        out = None
+    k = _run(d.ScalarBinary(BinaryOp.ADD), arrays, out=out)
+    assert k is None or k.variant in ("vec", "nd", "tile")
+    c = _random_operand(rng, out_shape, np.bool_)
+    if np.broadcast_shapes(c.shape, out_shape) == out_shape:
+        _run(d.MaskWhere() if dt.kind in "fc" else d.MetadataWhere(), [c] + arrays, out=out)

@@ -2,10 +2,11 @@
 kernels/elementwise.cuh named by hipfer.kernels.elementwise.
 
 ``make`` does all the work once: broadcasts the input strides to the output shape,
-merges axes, precomputes the launch arguments for a C-contiguous ``out`` and compiles
-the kernel pair (vector / N-d). ``run`` then checks ``out`` (shape, dtype, layout) and
-the pointer alignment and launches: the vector kernel when every operand is contiguous
-and aligned, else the N-d kernel (with out's own strides when out is a strided view).
+precomputes the launch (kernel, grid, merged geometry) for a C-contiguous ``out`` and
+compiles the kernel pair (vector / N-d). ``run`` then checks ``out`` (shape, dtype,
+layout) and the pointer alignment and launches: the vector kernel when every operand is
+dense in the output's memory order and aligned, the tiled kernel when an input is laid
+out transposed to the output, else the N-d kernel (see ``_Launcher``).
 
 Plans made without strides (``plan(..., strides=None)``) assume C-contiguous inputs and
 check that at run time.
@@ -50,9 +51,38 @@ def _known(dtypes) -> bool:
     return all(dt in CTYPE for dt in dtypes)
 
 
+_VEC, _ND, _TILE = 0, 1, 2
+_TILE_MIN = 16  # both tiled axes at least this long, else the N-d kernel
+
+
+def _tile_axis(shape, strides):
+    """The axis (not the last) to tile with the last one, or None: an input that has unit
+    stride there but neither unit nor zero stride on the last axis -- the N-d kernel
+    would read it one element per memory transaction. strides: inputs..., then out."""
+    if len(shape) < 2 or shape[-1] < _TILE_MIN:
+        return None
+    for s in strides[:-1]:
+        if abs(s[-1]) > 1:
+            for ax in range(len(shape) - 2, -1, -1):
+                if abs(s[ax]) == 1 and shape[ax] >= _TILE_MIN:
+                    return ax
+    return None
+
+
 class _Launcher:
     """One elementwise kernel pair (vec may be None) over fixed input layouts and output shape/dtype:
-    ``launcher(inputs, out, *scalars)`` launches once (nothing when the output is empty)."""
+    ``launcher(inputs, out, *scalars)`` launches once (nothing when the output is empty).
+
+    Per output layout (C-contiguous: made up front; others: remembered by strides) the axes
+    are put in the output's memory order (descending |stride|, NumPy's order 'K') and
+    merged; then
+      * every operand dense in that order (rank 1, unit strides): the vector kernel when the
+        pointers are aligned (else the N-d kernel at rank 1);
+      * an input laid out transposed to the output (``_tile_axis``): the tiled kernel over
+        that axis and the output's innermost, moved last (compiled on first use);
+      * else the N-d kernel, grid sized by its runs.
+    Generate kernels (no inputs) keep C order: iota's values are C-order positions.
+    """
 
     def __init__(self, pair, in_dtypes, in_shapes, in_strides, out_shape, out_dtype):
         self.out_shape, self.out_dtype = tuple(out_shape), np.dtype(out_dtype)
@@ -65,34 +95,58 @@ class _Launcher:
                       for sh, st, dt in zip(in_shapes, in_strides, in_dtypes)]
         if self.n == 0:
             return
+        self.permute = len(in_dtypes) > 0
         kernels = eng.get_kernels(ek.FILE, tuple(e for e in pair if e is not None))
         self.vec, self.nd = (kernels[0] if pair[0] is not None else None), kernels[-1]
+        self.tile_expr = ek.tile_of(pair) if len(in_dtypes) > 0 else None
+        self._tile = None
         sizes = [dt.itemsize for dt in in_dtypes] + [self.out_dtype.itemsize]
         width = 16 // max(sizes)  # vec_width<...> of elementwise.cuh
+        self.run = ek.nd_run(*in_dtypes, self.out_dtype)  # nd_run<...> of elementwise.cuh
         self.masks = [width * s - 1 for s in sizes]  # each operand's vector-access alignment
         self.grid_vec = (eng.grid_for(self.n, width),)
-        self.grid_nd = (eng.grid_for(self.n),)
         self.block = (eng.BLOCK,)
-        shape, strides = eng.collapse(self.out_shape, *self.in_es, _c_strides(self.out_shape))
-        # every operand contiguous with the output's shape: the vector kernel may run
-        self.vec_ok = self.vec is not None and len(shape) == 1 and all(s == (1,) for s in strides)
-        self.geom_c = self._geometry(shape, strides)
+        self.lay_c = self._layout(_c_strides(self.out_shape))
         self.geom_strided: dict = {}
 
     @staticmethod
     def _geometry(shape, strides) -> tuple:
         return (eng.shape_arg(shape),) + tuple(eng.strides_arg(s) for s in strides)
 
+    def _layout(self, out_es) -> tuple:
+        """(vec_ok, kernel kind, grid, geometry) for an out with these element strides."""
+        shape, ins, os_ = self.out_shape, self.in_es, tuple(out_es)
+        if self.permute and len(shape) > 1:
+            order = sorted(range(len(shape)), key=lambda k: -abs(os_[k]))
+            shape = tuple(shape[k] for k in order)
+            ins = [tuple(s[k] for k in order) for s in ins]
+            os_ = tuple(os_[k] for k in order)
+        shape, strides = eng.collapse(shape, *ins, os_)
+        vec_ok = self.vec is not None and len(shape) == 1 and all(s == (1,) for s in strides)
+        ax = _tile_axis(shape, strides) if self.tile_expr is not None else None
+        if ax is not None:
+            last = len(shape) - 1
+            order = [k for k in range(last) if k != ax] + [ax, last]
+            shape = tuple(shape[k] for k in order)
+            strides = [tuple(s[k] for k in order) for s in strides]
+            grid = (eng.grid_for(ek.tiles(shape), 1, block=1),)
+            return vec_ok, _TILE, grid, self._geometry(shape, strides)
+        return vec_ok, _ND, (eng.grid_for(ek.nd_runs(shape, self.run)),), self._geometry(shape, strides)
+
     def _strided_out(self, out) -> tuple:
-        """N-d arguments for an out that is a strided view (remembered per layout)."""
+        """The layout of an out that is not C-contiguous (remembered per strides)."""
         key = out.strides
         g = self.geom_strided.get(key)
         if g is None:
             if len(self.geom_strided) >= _GEOM_CACHE:
                 self.geom_strided.clear()
-            os_ = eng.elem_strides(key, self.out_dtype.itemsize)
-            g = self.geom_strided[key] = self._geometry(*eng.collapse(self.out_shape, *self.in_es, os_))
+            g = self.geom_strided[key] = self._layout(eng.elem_strides(key, self.out_dtype.itemsize))
         return g
+
+    def _tiled(self):
+        if self._tile is None:
+            self._tile = eng.get_kernels(ek.FILE, (self.tile_expr,))[0]
+        return self._tile
 
     def _bad_out(self, out):
         return ValueError(f"out has shape {out.shape} and dtype {out.dtype}; the plan writes shape "
@@ -106,14 +160,13 @@ class _Launcher:
         if self.check_inputs and not all(a.flags.c_contiguous for a in inputs):
             raise ValueError("this plan was made without strides, for C-contiguous inputs; "
                              "plan with strides=tuple(a.strides for a in inputs)")
-        if out.flags.c_contiguous:
-            if self.vec_ok and not (out.data.ptr & self.masks[-1]
-                                    or any(a.data.ptr & m for a, m in zip(inputs, self.masks))):
-                self.vec(self.grid_vec, self.block, (*inputs, out, self.n64, *scalars))
-            else:
-                self.nd(self.grid_nd, self.block, (*inputs, out, self.n64, *self.geom_c, *scalars))
+        vec_ok, kind, grid, geom = self.lay_c if out.flags.c_contiguous else self._strided_out(out)
+        if vec_ok and not (out.data.ptr & self.masks[-1] or any(a.data.ptr & m for a, m in zip(inputs, self.masks))):
+            self.vec(self.grid_vec, self.block, (*inputs, out, self.n64, *scalars))
+        elif kind == _ND:
+            self.nd(grid, self.block, (*inputs, out, self.n64, *geom, *scalars))
         else:
-            self.nd(self.grid_nd, self.block, (*inputs, out, self.n64, *self._strided_out(out), *scalars))
+            self._tiled()(grid, (ek.TILE_BLOCK,), (*inputs, out, self.n64, *geom, *scalars))
 
 
 def _launcher(pair, dtypes, shapes, strides, outs) -> _Launcher:
