@@ -6,11 +6,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _dtypes, _ops
+from . import _dtypes
 from ._device import as_device
 from ._dtypes import result_type
 from ._tensor import Tensor
-from .prims import descriptors as d
 
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 
@@ -32,7 +31,8 @@ def astype(x: Tensor, dtype, /, *, copy: bool = True, device=None) -> Tensor:
         copy = False  # the move made a new array already
     if x.dtype == dt and not copy:
         return x
-    return Tensor(_ops.run(d.PointwiseCast(dt), [x]))
+    from ._elementwise import cast_site
+    return Tensor(cast_site(dt).run1(x))
 
 
 def _dtype_arg(v, fn: str) -> np.dtype:

@@ -6,6 +6,8 @@ cast where needed with PointwiseCast, and run as the op's family descriptor.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import _dtypes, _ops
@@ -23,13 +25,18 @@ _CASTS: dict = {}  # dtype -> Site(PointwiseCast(dtype))
 _FILL = _ops.Site(d.Generate(d.GenerateKind.CONSTANT))
 
 
+def cast_site(dt) -> _ops.Site:
+    """The Site of PointwiseCast(dt) (astype keeps the operand's layout, as NumPy's does)."""
+    site = _CASTS.get(dt)
+    if site is None:
+        site = _CASTS[dt] = _ops.Site(d.PointwiseCast(dt), keep_layout=True)
+    return site
+
+
 def _astype(x: Tensor, dt) -> Tensor:
     if x.dtype == dt:
         return x
-    site = _CASTS.get(dt)
-    if site is None:
-        site = _CASTS[dt] = _ops.Site(d.PointwiseCast(dt))
-    return Tensor(site.run1(x))
+    return Tensor(cast_site(dt).run1(x))
 
 
 def _materialize(x: Tensor) -> Tensor:
@@ -48,6 +55,33 @@ def _scalar_like(value, dt, t: Tensor) -> Tensor:
     (a supported dt; a complex value only with a complex dt), without its checks and
     device lookup."""
     return Tensor(_FILL.generate(_ops.backend_of_data(t._data), (), dt, value=value))
+
+
+_SCALARS: dict = {}  # (backend, dtype, type, value, signs) -> a cached 0-d device Tensor
+_SCALARS_MAX = 256
+
+
+def _scalar_operand(value, dt, t: Tensor) -> Tensor:
+    """_scalar_like for an operand that is only read: on a device backend the 0-d array is
+    made once per (device, dtype, value) and reused, since making it is an allocation and
+    a fill launch -- as much host time as the op itself. On the CPU it is cheap: made anew."""
+    be = _ops.backend_of_data(t._data)
+    if not be.caches_scalars:
+        return _scalar_like(value, dt, t)
+    tv = type(value)
+    # -0.0 == 0.0 (and hashes alike): the signs keep them apart; a NaN never equals
+    # itself, so it is only found again as the same object
+    signs = ((math.copysign(1.0, value),) if tv is float else
+             (math.copysign(1.0, value.real), math.copysign(1.0, value.imag)) if tv is complex else ())
+    key = (be, dt, tv, value, signs)
+    s = _SCALARS.get(key)
+    if s is None:
+        if len(_SCALARS) >= _SCALARS_MAX:
+            _SCALARS.clear()
+        s = _scalar_like(value, dt, t)
+        be.synchronize()  # later users may run on another stream
+        _SCALARS[key] = s
+    return s
 
 
 def _operands(a, b):
@@ -78,7 +112,7 @@ def _operands(a, b):
 
 def _unary(op: UnaryOp):
     row = op.row
-    site = _ops.Site(_UNARY_DESC[row.family](op))
+    site = _ops.Site(_UNARY_DESC[row.family](op), keep_layout=True)
     kinds, analytic = row.kinds, row.family == "analytic"
 
     def fn(x, /):
@@ -96,7 +130,7 @@ def _unary(op: UnaryOp):
 
 def _binary(op: BinaryOp, swap=False):
     row = op.row
-    site = _ops.Site(_BINARY_DESC[row.family](op))
+    site = _ops.Site(_BINARY_DESC[row.family](op), keep_layout=True)
     kinds = row.kinds
     # the dtypes two tensors of one dtype run in as they are (no promotion, no cast)
     as_is = frozenset(t for t in _dtypes.ALL_DTYPES if t.kind in kinds)
@@ -112,11 +146,11 @@ def _binary(op: BinaryOp, swap=False):
             elif (tb is float or tb is int or tb is complex or tb is bool) and dt in as_is:
                 # a Python scalar that takes the tensor's dtype (weak): no promotion
                 if _dtypes.scalar_type(dt, b) is dt:
-                    return Tensor(site.run2(a, _scalar_like(b, dt, a)))
+                    return Tensor(site.run2(a, _scalar_operand(b, dt, a)))
         elif tb is Tensor and (ta is float or ta is int or ta is complex or ta is bool):
             dt = b._data.dtype
             if dt in as_is and _dtypes.scalar_type(dt, a) is dt:
-                return Tensor(site.run2(_scalar_like(a, dt, b), b))
+                return Tensor(site.run2(_scalar_operand(a, dt, b), b))
         a, b, dt = _operands(a, b)
         if dt.kind not in kinds and dt.kind in "biu" and "f" in kinds and "i" not in kinds:
             dt = _dtypes.default_float  # true division / float-only ops of integers

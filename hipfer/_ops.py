@@ -79,6 +79,38 @@ def _alloc(be, outs):
     return tuple(be.empty(s, dt) for s, dt in outs)
 
 
+def layout_perm(out_shape, arrays):
+    """NumPy's order='K' for an elementwise output, simplified: the axis order (outermost
+    first) of the first operand that has the output's full shape and a nonzero stride on
+    every axis longer than 1, by decreasing |stride|; None for C order or no such operand.
+    Axes of length 1 go outermost (their place does not change the memory order)."""
+    if len(out_shape) < 2:
+        return None
+    shape = tuple(out_shape)
+    for a in arrays:
+        if a.shape != shape:
+            continue
+        st = a.strides
+        big = [i for i, n in enumerate(shape) if n > 1]
+        if any(st[i] == 0 for i in big):
+            continue  # a broadcast view says nothing about the layout wanted
+        order = sorted(big, key=lambda i: -abs(st[i]))  # stable: ties keep the axis order
+        if order == big:
+            return None
+        return tuple(i for i, n in enumerate(shape) if n <= 1) + tuple(order)
+    return None
+
+
+def _alloc_permuted(be, out, perm):
+    """An empty (shape, dtype) array laid out in axis order perm (a transposed view)."""
+    shape, dt = out
+    buf = be.empty(tuple(shape[i] for i in perm), dt)
+    inv = [0] * len(perm)
+    for j, i in enumerate(perm):
+        inv[i] = j
+    return buf.transpose(inv)
+
+
 def run_arrays(be, desc, datas: Sequence, conj: Optional[tuple] = None, out=None,
                out_shape: Optional[tuple] = None, **params):
     """Plan and execute on backend arrays; returns the output array (or tuple).
@@ -137,10 +169,12 @@ class Site:
     looked up in ``be.plans.sites`` under (site, dtypes, shapes[, strides], conj flags):
     the first call of a key plans through ``Backend.plan`` (validation, the main plan
     cache) and files the plan there, so errors are raised by the same code as ever."""
-    __slots__ = ("desc",)
+    __slots__ = ("desc", "keep_layout")
 
-    def __init__(self, desc):
-        self.desc = desc
+    def __init__(self, desc, keep_layout: bool = False):
+        # keep_layout: an elementwise site writes its output in the layout of its first
+        # full-size operand (NumPy's order='K'), so exp(x.T) streams x and out in order
+        self.desc, self.keep_layout = desc, keep_layout
 
     def __repr__(self):
         return f"Site({self.desc!r})"
@@ -150,21 +184,32 @@ class Site:
         a = x._data
         be = _cpu[0] if type(a) is _ndarray and _cpu else backend_of_data(a)
         cj = x._conj
-        if be.wants_strides:
+        if be.wants_strides or self.keep_layout:  # the output layout follows the strides
             key = (self, a.dtype, a.shape, a.strides, cj)
         else:
             key = (self, a.dtype, a.shape, cj)
         sites = be.plans.sites
-        p = sites.get(key)
-        if p is None:
+        hit = sites.get(key)
+        if hit is None:
             p = be.plan(self.desc, (a.dtype,), (a.shape,),
                         strides=(a.strides,) if be.wants_strides else None,
                         conj=(True,) if cj else None)
-            be.plans.put_site(key, p)
+            hit = (p, self._out_perm(p, (a,)))
+            be.plans.put_site(key, hit)
+        p, perm = hit
         outs = p.outs
-        out = be.empty(*outs[0]) if len(outs) == 1 else _alloc(be, outs)
+        if perm is not None:
+            out = _alloc_permuted(be, outs[0], perm)
+        else:
+            out = be.empty(*outs[0]) if len(outs) == 1 else _alloc(be, outs)
         be.execute(p, [a], out)
         return out
+
+    def _out_perm(self, p, arrays):
+        """The axis order to allocate the output in, or None for C order (see keep_layout)."""
+        if not self.keep_layout or len(p.outs) != 1:
+            return None
+        return layout_perm(p.outs[0][0], arrays)
 
     def run2(self, x, y):
         """desc on two Tensors; returns the raw output array(s)."""
@@ -174,19 +219,24 @@ class Site:
         else:
             be = backend_of((x, y))
         ca, cb = x._conj, y._conj
-        if be.wants_strides:
+        if be.wants_strides or self.keep_layout:
             key = (self, a.dtype, b.dtype, a.shape, b.shape, a.strides, b.strides, ca, cb)
         else:
             key = (self, a.dtype, b.dtype, a.shape, b.shape, ca, cb)
         sites = be.plans.sites
-        p = sites.get(key)
-        if p is None:
+        hit = sites.get(key)
+        if hit is None:
             p = be.plan(self.desc, (a.dtype, b.dtype), (a.shape, b.shape),
                         strides=(a.strides, b.strides) if be.wants_strides else None,
                         conj=(ca, cb) if ca or cb else None)
-            be.plans.put_site(key, p)
+            hit = (p, self._out_perm(p, (a, b)))
+            be.plans.put_site(key, hit)
+        p, perm = hit
         outs = p.outs
-        out = be.empty(*outs[0]) if len(outs) == 1 else _alloc(be, outs)
+        if perm is not None:
+            out = _alloc_permuted(be, outs[0], perm)
+        else:
+            out = be.empty(*outs[0]) if len(outs) == 1 else _alloc(be, outs)
         be.execute(p, [a, b], out)
         return out
 

@@ -32,13 +32,35 @@ def _axes(axis, ndim) -> tuple:
     return tuple(sorted(out)) if ndim else ()
 
 
+_SITES: dict = {}  # (family, op, ndim, axis, extra...) -> (Site, normalized axes)
+_SITES_MAX = 1024
+
+
+def _site(desc_cls, op, ndim, axis, extra):
+    """The Site of one reduction and its axes, made once per (op, ndim, axis, extra):
+    a warm call neither re-checks the axes nor builds and hashes a descriptor."""
+    try:
+        key = (desc_cls, op, ndim, axis, *extra.values())
+        hit = _SITES.get(key)
+    except TypeError:  # an unhashable axis (a list): no caching
+        key, hit = None, None
+    if hit is None:
+        axes = _axes(axis, ndim)
+        modes_a = tuple(range(ndim))
+        modes_c = tuple(i for i in modes_a if i not in axes)
+        hit = (_ops.Site(desc_cls(op, modes_a, modes_c, **extra)), axes)
+        if key is not None:
+            if len(_SITES) >= _SITES_MAX:
+                _SITES.clear()
+            _SITES[key] = hit
+    return hit
+
+
 def _reduce(x: Tensor, desc_cls, op, axis, keepdims, **extra) -> Tensor:
     if not isinstance(x, Tensor):
         raise TypeError(f"expected a hipfer Tensor, got {type(x).__name__}")
-    axes = _axes(axis, x.ndim)
-    modes_a = tuple(range(x.ndim))
-    modes_c = tuple(i for i in modes_a if i not in axes)
-    out = Tensor(_ops.run(desc_cls(op, modes_a, modes_c, **extra), [x]))
+    site, axes = _site(desc_cls, op, x.ndim, axis, extra)
+    out = Tensor(site.run1(x))
     if keepdims:
         out = out.reshape(tuple(1 if i in axes else n for i, n in enumerate(x.shape)))
     return out

@@ -256,7 +256,7 @@ def test_site_plans_are_the_backend_plans_and_clear_together(be, rng):
     hf.add(a, b)
     site = next(c.cell_contents for c in hf.add.__closure__
                 if isinstance(c.cell_contents, _ops.Site))
-    plans = [p for k, p in B.plans.sites.items() if k[0] is site]
+    plans = [v[0] for k, v in B.plans.sites.items() if k[0] is site]  # (plan, out layout)
     assert plans
     strides = (a._data.strides, b._data.strides) if B.wants_strides else None
     assert B.plan(site.desc, (a.dtype, b.dtype), (a.shape, b.shape), strides=strides) in plans
@@ -364,3 +364,89 @@ def test_backend_of(be):
             hf.add(t, c)
         with pytest.raises(ValueError, match="different devices"):
             hf.add(c, t)
+
+
+# ------------------------------------------------- output layout (NumPy's order='K')
+def _axis_order(a):
+    """Axes longer than 1, outermost first by |stride| (the memory order)."""
+    st = a._data.strides
+    big = [i for i, n in enumerate(a.shape) if n > 1]
+    return sorted(big, key=lambda i: -abs(st[i]))
+
+
+@pytest.mark.parametrize("perm", [(1, 0), (2, 0, 1), (0, 2, 1), (2, 1, 0)])
+def test_elementwise_output_keeps_the_operand_layout(be, rng, perm):
+    """An elementwise result is laid out like its first full-size operand (as NumPy's
+    default order='K' does), so a permuted operand streams in memory order; the values
+    are the same as NumPy's, whatever the layout."""
+    shape = (3, 5, 4)[: len(perm)]
+    base = _data(rng, np.dtype(np.float32), tuple(shape[i] for i in np.argsort(perm)))
+    x = _t(be, base).permute_dims(perm) if hasattr(Tensor, "permute_dims") else hf.permute_dims(_t(be, base), perm)
+    xh = base.transpose(perm)
+    other = _data(rng, np.dtype(np.float32), x.shape)
+    for got, want in ((hf.exp(x), np.exp(xh)), (hf.add(x, _t(be, other)), xh + other),
+                      (x * 2.0, xh * np.float32(2.0)), (hf.astype(x, hf.float64), xh.astype(np.float64))):
+        np.testing.assert_array_equal(got._host(), want)
+        assert _axis_order(got) == _axis_order(x)
+        assert got._data.flags.c_contiguous or got._data.flags.f_contiguous or len(perm) > 2
+    # the first full-size operand decides: a C-ordered first operand gives C order
+    c = hf.add(_t(be, other), x)
+    assert c._data.flags.c_contiguous
+    np.testing.assert_array_equal(c._host(), other + xh)
+
+
+def test_elementwise_output_layout_ignores_broadcast_views(be, rng):
+    """A stride-0 (broadcast) operand or a size-1 axis does not make a permuted output."""
+    v = _t(be, _data(rng, np.dtype(np.float64), (1, 6)))
+    wide = hf.broadcast_to(v, (4, 6))
+    r = hf.exp(wide)
+    assert r._data.flags.c_contiguous
+    np.testing.assert_array_equal(r._host(), np.exp(np.broadcast_to(v._host(), (4, 6))))
+    col = _t(be, _data(rng, np.dtype(np.float64), (6, 1))).mT  # (1, 6), a size-1 axis
+    assert hf.negative(col)._data.flags.c_contiguous
+    assert _ops.layout_perm((4, 6), [wide._data]) is None
+    assert _ops.layout_perm((6,), [v._data]) is None
+
+
+# ------------------------------------------------------------- the scalar cache
+def test_cached_scalar_operands(be, rng):
+    """Python scalars as operands: the same value gives the same bits however often it
+    is used, and values that compare equal but differ (-0.0 / 0.0, True / 1, 1 / 1.0)
+    never share a cached device scalar."""
+    x = _t(be, _data(rng, np.dtype(np.float64), (5,)))
+    xh = x._host()
+    for _ in range(3):
+        np.testing.assert_array_equal((x * 2.0)._host(), xh * 2.0)
+        assert np.signbit(hf.copysign(x, -0.0)._host()).all()
+        assert not np.signbit(hf.copysign(x, 0.0)._host()).any()
+    i = _t(be, np.arange(5, dtype=np.int8))
+    assert (i + True).dtype == np.int8 and (i + 1).dtype == np.int8
+    b = _t(be, np.array([True, False]))
+    np.testing.assert_array_equal((b & True)._host(), [True, False])
+    np.testing.assert_array_equal((b | 1 if False else b | True)._host(), [True, True])
+    c = _t(be, np.array([1 + 1j], np.complex64))
+    np.testing.assert_array_equal((c * complex(0.0, -0.0))._host(), c._host() * np.complex64(complex(0.0, -0.0)))
+    if be.backend.caches_scalars:
+        keys = [k for k in E._SCALARS if k[0] is be.backend]
+        assert any(k[3] == 0.0 and k[4] == (-1.0,) for k in keys)
+        assert any(k[3] == 0.0 and k[4] == (1.0,) for k in keys)
+    else:
+        assert not any(k[0] is be.backend for k in E._SCALARS)
+
+
+# ---------------------------------------------------------- reduction sites
+@pytest.mark.parametrize("axis", [None, 0, -1, (0, 2), [2, 0], (), (-3, -1)])
+def test_reduction_sites(be, rng, axis):
+    """sum / max / var through the cached reduction sites equal NumPy's, for every way of
+    naming the axes (a list is not cached, and still works), with keepdims."""
+    xh = _data(rng, np.dtype(np.float64), (3, 4, 5))
+    x = _t(be, xh)
+    ax = tuple(axis) if isinstance(axis, list) else axis
+    for _ in range(2):
+        np.testing.assert_allclose(hf.sum(x, axis=axis)._host(), xh.sum(axis=ax), rtol=1e-12)
+        np.testing.assert_array_equal(hf.max(x, axis=axis, keepdims=True)._host(), xh.max(axis=ax, keepdims=True))
+        np.testing.assert_allclose(hf.var(x, axis=axis, correction=1)._host(), xh.var(axis=ax, ddof=1), rtol=1e-12)
+    with pytest.raises(IndexError):
+        hf.sum(x, axis=3)
+    with pytest.raises(ValueError):
+        hf.sum(x, axis=(0, 0))

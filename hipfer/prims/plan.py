@@ -131,6 +131,9 @@ class Backend(abc.ABC):
     name = "abstract"
     #: whether plan keys include operand strides (GPU kernels specialise on layout)
     wants_strides = False
+    #: whether a 0-d operand made from a Python scalar is worth caching (device memory:
+    #: an allocation and a fill launch each time otherwise); see hipfer._elementwise
+    caches_scalars = False
 
     def __init__(self):
         self.families: dict[str, Any] = {}
@@ -164,6 +167,9 @@ class Backend(abc.ABC):
     def execute(self, plan: Plan, inputs: Sequence, out, **params):
         plan.run(inputs, out, **params)
         return out
+
+    def synchronize(self) -> None:
+        """Wait for the work queued so far (nothing to wait for on the host)."""
 
     # -- helpers -----------------------------------------------------------------
     def _family(self, desc):

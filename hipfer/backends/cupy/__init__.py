@@ -10,6 +10,8 @@ import numpy as np
 
 from ...prims.plan import Backend, assemble_families
 
+_ndarray = cupy.ndarray  # cupy.empty is a Python wrapper around this constructor
+
 MODULES = ("elementwise", "reduction", "semiring", "indexing", "rng", "sort", "linalg", "fft", "search",
            "fused")
 
@@ -17,6 +19,7 @@ MODULES = ("elementwise", "reduction", "semiring", "indexing", "rng", "sort", "l
 class CupyBackend(Backend):
     name = "cupy"
     wants_strides = True
+    caches_scalars = True
 
     def __init__(self, index: int = 0):
         super().__init__()
@@ -33,8 +36,14 @@ class CupyBackend(Backend):
         return out
 
     def empty(self, shape, dtype):
+        if cupy.cuda.runtime.getDevice() == self.index:  # the usual case: no device switch
+            return _ndarray(shape, dtype)
         with self.cuda_device:
-            return cupy.empty(shape, dtype=dtype)
+            return _ndarray(shape, dtype)
+
+    def synchronize(self) -> None:
+        with self.cuda_device:
+            cupy.cuda.get_current_stream().synchronize()
 
     def asarray(self, obj, dtype=None):
         with self.cuda_device:
