@@ -13,23 +13,44 @@ from ...prims import counter_rng
 from ...prims.fused_ops.activation import dropout_counters, dropout_scale
 
 
-def sigmoid(x):
-    """Overflow-free: exp only ever of -|x| (e / (1 + e) for x < 0); NaN stays NaN."""
-    e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+def sigmoid(x, out=None):
+    """Overflow-free: exp only ever of -|x| (1 / (1 + e) for x >= 0, e / (1 + e) for
+    x < 0); NaN stays NaN. Written into out (one temporary and a mask, no more)."""
+    e = np.asarray(np.abs(x))  # 0-d: a writable array, not a scalar
+    np.negative(e, out=e)
+    np.exp(e, out=e)
+    out = np.empty_like(e) if out is None else out
+    np.add(e, 1, out=out)                      # 1 + e
+    neg = x < 0
+    np.divide(e, out, out=e, where=neg)        # e / (1 + e) where x < 0
+    np.divide(1, out, out=out)                 # 1 / (1 + e)
+    np.copyto(out, e, where=neg)
+    return out
 
 
-def _relu(x):
-    return np.where(x <= 0, x.dtype.type(0), x)  # NaN <= 0 is False: NaN passes; -0.0 -> +0
+def _relu(x, out=None):
+    """x where x > 0, else +0 (NaN passes, -0.0 becomes +0): max, then + 0.0 (which
+    turns a -0.0 that max kept into +0.0 and changes nothing else)."""
+    out = np.asarray(np.maximum(x, x.dtype.type(0), out=out))  # 0-d: an array, not a scalar
+    return np.add(out, x.dtype.type(0), out=out)
+
+
+def _silu(x, out=None):
+    s = sigmoid(x, out)
+    return np.multiply(x, s, out=s)
+
+
+def _with_out(f):
+    return lambda x, out=None: f(x, out=out)
 
 
 FORWARD = {
     "relu": _relu,
-    "tanh": np.tanh,
+    "tanh": _with_out(np.tanh),
     "sigmoid": sigmoid,
-    "silu": lambda x: x * sigmoid(x),
-    "exp": np.exp,
-    "neg": np.negative,
+    "silu": _silu,
+    "exp": _with_out(np.exp),
+    "neg": _with_out(np.negative),
 }
 
 # grad * f'(.) from the saved tensor v (x or y: BACKWARD_ARG in the op table)
@@ -47,7 +68,11 @@ def _activation(desc, dtypes, shapes, outs):
 
     def run(inputs, out):
         with np.errstate(all="ignore"):  # exp overflow, inf - inf: IEEE results wanted
-            out[...] = f(inputs[0])
+            x = inputs[0]
+            if out.dtype == x.dtype and out.shape == x.shape and not np.shares_memory(x, out):
+                f(x, out=out)
+            else:
+                out[...] = f(x)
     return run
 
 
