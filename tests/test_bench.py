@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import hipfer as hf
 from hipfer.bench import cases as C
 from hipfer.bench.timing import Timer, copy_bandwidth
 
@@ -118,6 +119,24 @@ def test_plot_writes_a_png(tmp_path):
     assert r.returncode == 0, r.stderr
     data = png.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000
+
+
+def test_load_replays_a_saved_result(tmp_path):
+    """--load prints the saved result's table without measuring, and --json rewrites it."""
+    saved, again = tmp_path / "saved.json", tmp_path / "again.json"
+    r = bench("--quick", "--device", "cpu", "--only", "overhead", "--json", str(saved))
+    assert r.returncode == 0, r.stderr
+    r2 = bench("--load", str(saved), "--json", str(again))
+    assert r2.returncode == 0, r2.stderr
+    assert r2.stdout == r.stdout and "measuring" not in r2.stderr
+    assert json.loads(again.read_text()) == json.loads(saved.read_text())
+    res = json.loads(saved.read_text())
+    assert all("temp_bytes" in c["memory"] for c in res["cases"])
+    (tmp_path / "bad.json").write_text("[1, 2]")
+    r3 = bench("--load", str(tmp_path / "bad.json"))
+    assert r3.returncode == 2 and "not a hipfer bench --json result" in r3.stderr
+    r4 = bench("--load", str(tmp_path / "missing.json"))
+    assert r4.returncode == 2 and "--load" in r4.stderr and "Traceback" not in r4.stderr
 
 
 @pytest.mark.parametrize("args, code, message", [
@@ -266,3 +285,24 @@ def test_bench_main_is_the_same_command(capsys):
         main(["--device", "cpu", "--only", "no-such-case"])
     assert e.value.code == 2
     assert "matches no case" in capsys.readouterr().err
+
+
+def test_peak_temporaries_counts_what_a_call_holds():
+    """hipfer.bench.memory on the CPU (tracemalloc): a call that makes one temporary as
+    large as its result holds that much besides it; one that writes into an existing
+    buffer holds nothing; tuples of results count every part."""
+    from hipfer.bench.memory import peak_temporaries, result_bytes
+    ctx = C.make_context("cpu", True)
+    x = np.random.default_rng(0).random(1 << 20)
+    buf = np.empty_like(x)
+
+    def two_steps():
+        t = x * 2.0
+        return t + 1.0
+
+    peak, out = peak_temporaries(ctx, two_steps)
+    assert out == x.nbytes and x.nbytes * 0.99 <= peak - out <= x.nbytes * 1.1
+    peak, out = peak_temporaries(ctx, lambda: np.add(x, 1.0, out=buf))
+    assert out == x.nbytes and peak < 64 * 1024
+    assert result_bytes((x, (buf, x[:10]))) == 2 * x.nbytes + 80
+    assert result_bytes(hf.asarray(x)) == x.nbytes and result_bytes(3.0) == 0

@@ -1,6 +1,7 @@
 """``hipfer bench``: hipfer on the current device against the device's limits and its peers.
 
     hipfer bench [--quick] [--device cpu|gpu] [--json FILE] [--plot FILE.png] [--only SUBSTR]
+    hipfer bench --load FILE.json [--plot FILE.png]     (a saved result's table and plot)
 
 One run measures the limits (copy bandwidth; GEMM rate per dtype), then every case of
 ``hipfer.bench.cases`` -- elementwise unary and binary (contiguous, strided, broadcast),
@@ -39,6 +40,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--plot", metavar="FILE.png",
                    help="also draw the fractions of the limit and the peer ratios to a PNG "
                         "(needs matplotlib: pip install 'hipfer[plot]')")
+    p.add_argument("--load", metavar="FILE.json",
+                   help="measure nothing: print the table of a saved --json result (and "
+                        "draw its --plot), e.g. one measured on another machine")
     p.add_argument("--only", default="", metavar="SUBSTR",
                    help="only the cases whose group or name contains SUBSTR (case-insensitive); "
                         "the limits are always measured")
@@ -237,6 +241,8 @@ def run(args, out=None, progress=None) -> int:
     validate(args)
     from . import cases as C
     from . import report
+    if getattr(args, "load", None):
+        return _replay(args, out, report)
     from .timing import Timer
     import hipfer as hf
     device = args.device or _default_device()
@@ -281,6 +287,25 @@ def run(args, out=None, progress=None) -> int:
         "summary": _summary(rows),
     }
     result["meta"]["elapsed_s"] = round(time.perf_counter() - t0, 2)
+    out.write(report.format_table(result))
+    out.flush()
+    if args.json:
+        report.write_json(result, args.json)
+    if args.plot:
+        report.write_plot(result, args.plot)
+    return 1 if result["summary"]["errors"] else 0
+
+
+def _replay(args, out, report) -> int:
+    """--load: the table (and --plot / --json) of a saved result."""
+    import json
+    try:
+        with open(args.load) as f:
+            result = json.load(f)
+    except (OSError, ValueError) as e:
+        raise UsageError(f"--load {args.load}: {e}") from None
+    if not isinstance(result, dict) or not {"meta", "limits", "cases", "summary"} <= set(result):
+        raise UsageError(f"--load {args.load}: not a hipfer bench --json result")
     out.write(report.format_table(result))
     out.flush()
     if args.json:
