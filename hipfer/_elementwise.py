@@ -84,14 +84,16 @@ def _scalar_operand(value, dt, t: Tensor) -> Tensor:
     return s
 
 
-def _operands(a, b):
+def _operands(a, b, read_only: bool = False):
     """Promote a pair of operands (Tensors, Python or NumPy scalars) to Tensors of one dtype.
 
     Tensors promote by hipfer._dtypes.result_type (the standard's tables; NumPy's rules
     across kinds). Python scalars are weak: they take the tensor's dtype where their kind
     fits (an int out of its range raises OverflowError) -- see hipfer._dtypes. NumPy
     scalars count as 0-d tensors of their dtype, as in NumPy 2. Anything else raises
-    _NotAnOperand, so an operator can return NotImplemented.
+    _NotAnOperand, so an operator can return NotImplemented. read_only: the caller only
+    reads the operands (never returns or writes one), so a Python scalar's 0-d array may
+    be a cached one (_scalar_operand).
     """
     ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
     for v, is_t in ((a, ta), (b, tb)):
@@ -106,7 +108,7 @@ def _operands(a, b):
         dt = _dtypes.result_type(t.dtype, s.dtype)
     else:
         dt = _dtypes.scalar_type(t.dtype, s)
-    s = _scalar_like(s, dt, t)
+    s = _scalar_operand(s, dt, t) if read_only and not isinstance(s, np.generic) else _scalar_like(s, dt, t)
     return (t, s, dt) if ta else (s, t, dt)
 
 
@@ -151,7 +153,7 @@ def _binary(op: BinaryOp, swap=False):
             dt = b._data.dtype
             if dt in as_is and _dtypes.scalar_type(dt, a) is dt:
                 return Tensor(site.run2(_scalar_operand(a, dt, b), b))
-        a, b, dt = _operands(a, b)
+        a, b, dt = _operands(a, b, read_only=True)
         if dt.kind not in kinds and dt.kind in "biu" and "f" in kinds and "i" not in kinds:
             dt = _dtypes.default_float  # true division / float-only ops of integers
         if dt.kind not in kinds:
@@ -230,7 +232,7 @@ def imag(x: Tensor, /) -> Tensor:
 def where(condition: Tensor, x1, x2, /) -> Tensor:
     if not isinstance(condition, Tensor) or condition.dtype != np.bool_:
         raise TypeError("where() needs a bool Tensor condition")
-    a, b, dt = _operands(x1, x2)
+    a, b, dt = _operands(x1, x2, read_only=True)
     desc = d.MetadataWhere() if dt.kind in "biu" else d.MaskWhere()
     return Tensor(_ops.run(desc, [condition, _astype(a, dt), _astype(b, dt)]))
 
