@@ -66,26 +66,33 @@ def _runs(n, shape, strides, run):
     return flat[keep], [(o[:, None] + j[None, :] * s[-1])[keep] for o, s in zip(offs, st)]
 
 
-def _tiles(n, shape, strides, tile=32):
+def _tiles(n, shape, strides, m, tile=32):
     """elementwise.cuh's for_tiles: offsets per operand of every element of every tile."""
     nd = int(shape["ndim"])
     assert nd >= 2
     dims = [int(x) for x in shape["dim"][:nd]]
     st = [[int(x) for x in s["s"][:nd]] for s in strides]
     na, nb = dims[-2], dims[-1]
-    ta, tb = -(-na // tile), -(-nb // tile)
+    ta, tb = -(-na // tile), -(-nb // (tile * m))
     tiles = n // (na * nb) * ta * tb
     out = [[] for _ in st]
+    seen = set()
     for t in range(tiles):
         bt, r = divmod(t, ta * tb)
-        ia, ib = divmod(r, tb)
+        band, q = divmod(r, ek.TILE_BAND * tb)  # bands of TILE_BAND rows of tiles, column-major inside
+        rows = min(ek.TILE_BAND, ta - band * ek.TILE_BAND)
+        ib, ia = divmod(q, rows)
+        ia += band * ek.TILE_BAND
         base = [0] * len(st)
         i = bt
         for ax in range(nd - 3, 0, -1):
             i, q = divmod(i, dims[ax])
             base = [b + q * s[ax] for b, s in zip(base, st)]
-        base = [b + (i * s[0] if nd > 2 else 0) + ia * tile * s[-2] + ib * tile * s[-1] for b, s in zip(base, st)]
-        ea, eb = min(tile, na - ia * tile), min(tile, nb - ib * tile)
+        base = [b + (i * s[0] if nd > 2 else 0) + ia * tile * s[-2] + ib * tile * m * s[-1]
+                for b, s in zip(base, st)]
+        assert 0 <= ia < ta and 0 <= ib < tb and (bt, ia, ib) not in seen
+        seen.add((bt, ia, ib))
+        ea, eb = min(tile, na - ia * tile), min(tile * m, nb - ib * tile * m)
         a, b = np.meshgrid(np.arange(ea), np.arange(eb), indexing="ij")
         for o, bs, s in zip(out, base, st):
             o.append((bs + a * s[-2] + b * s[-1]).ravel())
@@ -138,7 +145,7 @@ class FakeKernel:
                     np.testing.assert_array_equal(out.data.ptr + offs[-1] * out.dtype.itemsize, want[flat])
             else:
                 assert block == (ek.TILE_BLOCK,) and self.n_in > 0
-                offs = _tiles(int(n), geom[0], geom[1:], ek.TILE)
+                offs = _tiles(int(n), geom[0], geom[1:], ek.tile_m(*(a.dtype for a in ops)), ek.TILE)
             _check_mapping(ins, out, offs)
         else:
             width = 16 // max(a.dtype.itemsize for a in ops)
@@ -415,3 +422,11 @@ def test_random_layouts_address_what_numpy_broadcasts(seed):
     c = _random_operand(rng, out_shape, np.bool_)
     if np.broadcast_shapes(c.shape, out_shape) == out_shape:
         _run(d.MaskWhere() if dt.kind in "fc" else d.MetadataWhere(), [c] + arrays, out=out)
+
+
+@pytest.mark.parametrize("shape", [(40, 600), (2, 50, 1100)])
+def test_tiles_walk_in_bands(shape):
+    """More tile rows than one band (TILE_BAND), the last band partial, with batch axes."""
+    x = np.ones(shape, np.float32)
+    k = _run(d.AnalyticUnary(UnaryOp.EXP), [np.swapaxes(x, -1, -2)])
+    assert k.variant == "tile"

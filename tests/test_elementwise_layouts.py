@@ -163,3 +163,12 @@ def test_empty_and_zero_d(be, rng):
     assert_elementwise(run_prim(be, d.AnalyticUnary(UnaryOp.EXP), [be.asarray(x)]), np.exp(x))
     e = np.zeros((0, 5), np.float32)
     assert run_prim(be, d.ScalarBinary(BinaryOp.ADD), [be.asarray(e).T, be.asarray(e).T]).shape == (5, 0)
+
+
+def test_tiles_over_several_bands(be, rng):
+    """More rows of tiles than one band of the tiled walk, the last band partial."""
+    a = random_array(rng, (70, 1100), np.float32)
+    b = random_array(rng, (1100, 70), np.float32)
+    got = _check(be, d.ScalarBinary(BinaryOp.ADD), [a, b], lambda p, q: (p.T, q), "C")
+    assert_elementwise(got, a.T + b)
+    _check(be, d.AnalyticUnary(UnaryOp.EXP), [b], lambda p: p.T, "C", exact_ref=np.exp)

@@ -59,15 +59,37 @@ __device__ __forceinline__ i64 divq(i64 a, i64 b) {
   return ((a | b) >> 32) == 0 ? (i64)((u32)a / (u32)b) : div64(a, b);
 }
 
+// Shape and Strides arrive by value; indexing them with a run-time axis would make the
+// compiler copy the whole struct to per-thread local memory (hundreds of bytes written
+// by every thread). So every index into them is a compile-time constant: loops over axes
+// are unrolled to HF_MAX_NDIM with a (uniform) guard, and a run-time axis is picked by a
+// select chain.
+__device__ __forceinline__ i64 at(const i64 (&a)[HF_MAX_NDIM], int d) {
+  i64 r = a[0];
+#pragma unroll
+  for (int k = 1; k < HF_MAX_NDIM; ++k)
+    if (d == k) r = a[k];
+  return r;
+}
+__device__ __forceinline__ void pick_strides(i64*, int) {}
+template <class... S>
+__device__ __forceinline__ void pick_strides(i64* out, int d, const Strides& s, const S&... rest) {
+  out[0] = at(s.s, d);
+  pick_strides(out + 1, d, rest...);
+}
+
 // off[k] = offset in operand k of element i (C order) of the first `nd` axes of shape.
 template <class... S>
 __device__ __forceinline__ void nd_offsets_outer(i64 i, const Shape& shape, int nd, i64* off, const S&... st) {
   for (int k = 0; k < (int)sizeof...(S); ++k) off[k] = 0;
-  for (int d = nd - 1; d > 0; --d) {
-    const i64 n = shape.dim[d];
-    const i64 q = divq(i, n);
-    add_strides(off, i - q * n, d, st...);
-    i = q;
+#pragma unroll
+  for (int d = HF_MAX_NDIM - 1; d > 0; --d) {
+    if (d < nd) {
+      const i64 n = shape.dim[d];
+      const i64 q = divq(i, n);
+      add_strides(off, i - q * n, d, st...);
+      i = q;
+    }
   }
   add_strides(off, i, 0, st...);  // nd == 0: i == 0
 }
@@ -136,8 +158,10 @@ __device__ __forceinline__ void store_run(T* p, i64 off, i64 s, int cnt, const T
 template <int N, class F, class... S>
 __device__ __forceinline__ void for_runs(i64 n, const Shape& shape, F&& f, const S&... st) {
   const int last = shape.ndim - 1;
-  const i64 n0 = shape.dim[last];
+  const i64 n0 = at(shape.dim, last);
   const i64 per_row = (n0 + N - 1) / N;
+  i64 inner[sizeof...(S)];
+  pick_strides(inner, last, st...);
   const i64 runs = last > 0 ? divq(n, n0) * per_row : per_row;
   HF_GRID_LOOP(w, runs) {
     i64 row = 0, c = w;
@@ -148,42 +172,61 @@ __device__ __forceinline__ void for_runs(i64 n, const Shape& shape, F&& f, const
     i64 off[sizeof...(S)];
     nd_offsets_outer(row, shape, last, off, st...);
     const i64 j0 = c * N;
-    add_strides(off, j0, last, st...);
+#pragma unroll
+    for (int k = 0; k < (int)sizeof...(S); ++k) off[k] += j0 * inner[k];
     const i64 rem = n0 - j0;
     f(row * n0 + j0, off, rem < N ? (int)rem : N);
   }
 }
 
 // ---- tiles of the last two axes ----
-// Blocks of 256 threads (32 lanes x 8 rows: hipfer.kernels.elementwise.TILE_BLOCK) walk
-// over batch x ceil(na / 32) x ceil(nb / 32) tiles (a = axis ndim-2, b = axis ndim-1).
+// Tiles of 32 (axis a = ndim-2) x 32 * M (axis b = ndim-1) elements, M = tile_m<...>:
+// up to 16 bytes of the widest operand per thread and tile row (each block iteration
+// moves enough bytes to cover the memory latency it waits for). Blocks of 256 threads
+// (32 lanes x 8 rows: hipfer.kernels.elementwise.TILE_BLOCK) walk over
+// batch x ceil(na / 32) x ceil(nb / (32 M)) tiles.
 #define HF_TILE 32
 #define HF_TILE_ROWS 8
 #define HF_TILE_K (HF_TILE / HF_TILE_ROWS)
-// A padded tile of T in shared memory as raw bytes (complex has constructors, which
-// __shared__ variables may not have): name[b][a].
+#define HF_TILE_BAND 16
+template <class... T> struct tile_m {
+  static const int value = vec_width<T...>::value < 8 ? vec_width<T...>::value : 8;
+};
+// Launch bounds of the tiled kernels: blocks of 256 threads.
+#define HF_TILE_BOUNDS __launch_bounds__(256)
+// A padded tile of T in shared memory, name[b][a] (b < 32 M, a < 32), as raw bytes
+// (complex has constructors, which __shared__ variables may not have).
 template <class T> struct alignas(alignof(T)) raw_of { unsigned char b[sizeof(T)]; };
-#define HF_TILE_SHARED(T, name) \
-  __shared__ raw_of<T> name##_raw[HF_TILE * (HF_TILE + 1)]; \
+#define HF_TILE_SHARED(T, name, M) \
+  __shared__ raw_of<T> name##_raw[HF_TILE * (M) * (HF_TILE + 1)]; \
   T (*name)[HF_TILE + 1] = reinterpret_cast<T (*)[HF_TILE + 1]>(name##_raw)
 
 // f(off, ea, eb): off[k] the tile's first offset in operand k, ea x eb its extent.
-template <class F, class... S>
+template <int M, class F, class... S>
 __device__ __forceinline__ void for_tiles(i64 n, const Shape& shape, F&& f, const S&... st) {
+  const int TB = HF_TILE * M;
   const int la = shape.ndim - 2, lb = shape.ndim - 1;
-  const i64 na = shape.dim[la], nb = shape.dim[lb];
-  const i64 ta = (na + HF_TILE - 1) / HF_TILE, tb = (nb + HF_TILE - 1) / HF_TILE;
+  const i64 na = at(shape.dim, la), nb = at(shape.dim, lb);
+  i64 sa[sizeof...(S)], sb[sizeof...(S)];
+  pick_strides(sa, la, st...);
+  pick_strides(sb, lb, st...);
+  const i64 ta = (na + HF_TILE - 1) / HF_TILE, tb = (nb + TB - 1) / TB;
   const i64 per = ta * tb;
   const i64 tiles = divq(n, na * nb) * per;
   for (i64 t = blockIdx.x; t < tiles; t += gridDim.x) {
     const i64 bt = divq(t, per), r = t - bt * per;
-    const i64 ia = divq(r, tb), ib = r - ia * tb;
+    // Tiles in bands of HF_TILE_BAND rows of tiles, down each band's column first: the
+    // tiles in flight at once span a compact block of both the input and the output
+    // (few DRAM pages and TLB entries), not whole rows of the input.
+    const i64 band = divq(r, HF_TILE_BAND * tb), q = r - band * (HF_TILE_BAND * tb);
+    const i64 rows = ta - band * HF_TILE_BAND < HF_TILE_BAND ? ta - band * HF_TILE_BAND : HF_TILE_BAND;
+    const i64 ib = divq(q, rows), ia = band * HF_TILE_BAND + (q - ib * rows);
     i64 off[sizeof...(S)];
     nd_offsets_outer(bt, shape, la, off, st...);
-    add_strides(off, ia * HF_TILE, la, st...);
-    add_strides(off, ib * HF_TILE, lb, st...);
-    const i64 ra = na - ia * HF_TILE, rb = nb - ib * HF_TILE;
-    f(off, ra < HF_TILE ? (int)ra : HF_TILE, rb < HF_TILE ? (int)rb : HF_TILE);
+#pragma unroll
+    for (int k = 0; k < (int)sizeof...(S); ++k) off[k] += ia * HF_TILE * sa[k] + ib * TB * sb[k];
+    const i64 ra = na - ia * HF_TILE, rb = nb - ib * TB;
+    f(off, ra < HF_TILE ? (int)ra : HF_TILE, rb < TB ? (int)rb : TB);
   }
 }
 
@@ -194,48 +237,54 @@ __device__ __forceinline__ bool tile_transposed(i64 sa, i64 sb) {
   return aa != 0 && aa < ab;
 }
 
-// Stage a transposed operand's tile in sh[b][a], lanes along a (coalesced for it); the
-// caller brackets the staging with __syncthreads. Lane tx, row ty of the block.
-template <class T>
+// Stage a transposed operand's tile in sh[b][a], lanes along a (coalesced for it), all
+// loads issued before the stores; the caller brackets the staging with __syncthreads.
+// Lane tx = threadIdx.x % 32, row ty = threadIdx.x / 32 of the block.
+template <int M, class T>
 __device__ __forceinline__ void tile_stage(T (*sh)[HF_TILE + 1], const T* p, i64 off, i64 sa, i64 sb, int ea,
                                            int eb, bool cj) {
   const int tx = threadIdx.x % HF_TILE, ty = threadIdx.x / HF_TILE;
-  T v[HF_TILE_K];
+  const T* q = p + off + tx * sa;
+  T v[HF_TILE_K * M];
 #pragma unroll
-  for (int k = 0; k < HF_TILE_K; ++k) {
+  for (int k = 0; k < HF_TILE_K * M; ++k) {
     const int b = ty + k * HF_TILE_ROWS;
-    if (tx < ea && b < eb) v[k] = load(p, off + tx * sa + b * sb, cj);
+    if (tx < ea && b < eb) v[k] = load(q, b * sb, cj);
   }
 #pragma unroll
-  for (int k = 0; k < HF_TILE_K; ++k) {
+  for (int k = 0; k < HF_TILE_K * M; ++k) {
     const int b = ty + k * HF_TILE_ROWS;
     if (tx < ea && b < eb) sh[b][tx] = v[k];
   }
 }
-// This thread's elements (a = ty + 8k, b = tx) of an operand: from sh when staged (tr),
-// else straight from memory (lanes along b, as the output is written).
-template <class T>
-__device__ __forceinline__ void tile_read(T (&v)[HF_TILE_K], T (*sh)[HF_TILE + 1], bool tr, const T* p, i64 off,
-                                          i64 sa, i64 sb, int ea, int eb, bool cj) {
-  const int tx = threadIdx.x % HF_TILE, ty = threadIdx.x / HF_TILE;
+// This thread's element e = k + 4 m of the tile is (a = ty + 8 k, b = tx + 32 m).
+__device__ __forceinline__ int tile_a(int e) { return (int)(threadIdx.x / HF_TILE) + (e % HF_TILE_K) * HF_TILE_ROWS; }
+__device__ __forceinline__ int tile_b(int e) { return (int)(threadIdx.x % HF_TILE) + (e / HF_TILE_K) * HF_TILE; }
+__device__ __forceinline__ bool tile_in(int e, int ea, int eb) { return tile_a(e) < ea && tile_b(e) < eb; }
+
+// This thread's elements of an operand: from sh when staged (tr), else straight from
+// memory (lanes along b, as the output is written).
+template <int M, class T>
+__device__ __forceinline__ void tile_read(T (&v)[HF_TILE_K * M], T (*sh)[HF_TILE + 1], bool tr, const T* p,
+                                          i64 off, i64 sa, i64 sb, int ea, int eb, bool cj) {
+  if (tr) {
 #pragma unroll
-  for (int k = 0; k < HF_TILE_K; ++k) {
-    const int a = ty + k * HF_TILE_ROWS;
-    if (a < ea && tx < eb) v[k] = tr ? sh[tx][a] : load(p, off + a * sa + tx * sb, cj);
+    for (int e = 0; e < HF_TILE_K * M; ++e)
+      if (tile_in(e, ea, eb)) v[e] = sh[tile_b(e)][tile_a(e)];
+  } else {
+    const T* q = p + off;
+#pragma unroll
+    for (int e = 0; e < HF_TILE_K * M; ++e)
+      if (tile_in(e, ea, eb)) v[e] = load(q, tile_a(e) * sa + tile_b(e) * sb, cj);
   }
 }
-// Whether this thread's k-th element of the tile lies inside the ea x eb extent.
-__device__ __forceinline__ bool tile_in(int k, int ea, int eb) {
-  return (int)(threadIdx.x / HF_TILE) + k * HF_TILE_ROWS < ea && (int)(threadIdx.x % HF_TILE) < eb;
-}
-template <class T>
-__device__ __forceinline__ void tile_write(T* p, i64 off, i64 sa, i64 sb, int ea, int eb, const T (&v)[HF_TILE_K]) {
-  const int tx = threadIdx.x % HF_TILE, ty = threadIdx.x / HF_TILE;
+template <int M, class T>
+__device__ __forceinline__ void tile_write(T* p, i64 off, i64 sa, i64 sb, int ea, int eb,
+                                           const T (&v)[HF_TILE_K * M]) {
+  T* q = p + off;
 #pragma unroll
-  for (int k = 0; k < HF_TILE_K; ++k) {
-    const int a = ty + k * HF_TILE_ROWS;
-    if (a < ea && tx < eb) p[off + a * sa + tx * sb] = v[k];
-  }
+  for (int e = 0; e < HF_TILE_K * M; ++e)
+    if (tile_in(e, ea, eb)) q[tile_a(e) * sa + tile_b(e) * sb] = v[e];
 }
 
 // ---- helper functors ------------------------------------------------------------------
@@ -305,7 +354,7 @@ __global__ void ew_unary_nd(const T* x, R* out, i64 n, Shape shape, Strides sx, 
   constexpr int N = nd_run<T, R>::value;
   const bool c0 = conj & 1;
   const int l = shape.ndim - 1;
-  const i64 ix = sx.s[l], io = so.s[l];
+  const i64 ix = at(sx.s, l), io = at(so.s, l);
   for_runs<N>(n, shape, [&](i64, const i64* off, int cnt) {
     T a[N];
     R r[N];
@@ -317,24 +366,26 @@ __global__ void ew_unary_nd(const T* x, R* out, i64 n, Shape shape, Strides sx, 
 }
 
 template <class Op, class T, class R>
-__global__ void ew_unary_tile(const T* x, R* out, i64 n, Shape shape, Strides sx, Strides so, int conj) {
-  HF_TILE_SHARED(T, shx);
+__global__ void HF_TILE_BOUNDS ew_unary_tile(const T* x, R* out, i64 n, Shape shape, Strides sx, Strides so, int conj) {
+  constexpr int M = tile_m<T, R>::value, E = HF_TILE_K * M;
+  HF_TILE_SHARED(T, shx, M);
   const bool c0 = conj & 1;
   const int la = shape.ndim - 2, lb = shape.ndim - 1;
-  const bool tr = tile_transposed(sx.s[la], sx.s[lb]);
-  for_tiles(n, shape, [&](const i64* off, int ea, int eb) {
+  const i64 sx_a = at(sx.s, la), sx_b = at(sx.s, lb), so_a = at(so.s, la), so_b = at(so.s, lb);
+  const bool tr = tile_transposed(sx_a, sx_b);
+  for_tiles<M>(n, shape, [&](const i64* off, int ea, int eb) {
     if (tr) {
       __syncthreads();
-      tile_stage(shx, x, off[0], sx.s[la], sx.s[lb], ea, eb, c0);
+      tile_stage<M>(shx, x, off[0], sx_a, sx_b, ea, eb, c0);
       __syncthreads();
     }
-    T a[HF_TILE_K];
-    R r[HF_TILE_K];
-    tile_read(a, shx, tr, x, off[0], sx.s[la], sx.s[lb], ea, eb, c0);
+    T a[E];
+    R r[E];
+    tile_read<M>(a, shx, tr, x, off[0], sx_a, sx_b, ea, eb, c0);
 #pragma unroll
-    for (int k = 0; k < HF_TILE_K; ++k)
+    for (int k = 0; k < E; ++k)
       if (tile_in(k, ea, eb)) r[k] = op_call<Op>(a[k]);
-    tile_write(out, off[1], so.s[la], so.s[lb], ea, eb, r);
+    tile_write<M>(out, off[1], so_a, so_b, ea, eb, r);
   }, sx, so);
 }
 
@@ -360,7 +411,7 @@ __global__ void ew_binary_nd(const A* a, const B* b, R* out, i64 n, Shape shape,
   constexpr int N = nd_run<A, B, R>::value;
   const bool c0 = conj & 1, c1 = conj & 2;
   const int l = shape.ndim - 1;
-  const i64 ia = sa.s[l], ib = sb.s[l], io = so.s[l];
+  const i64 ia = at(sa.s, l), ib = at(sb.s, l), io = at(so.s, l);
   for_runs<N>(n, shape, [&](i64, const i64* off, int cnt) {
     A va[N];
     B vb[N];
@@ -374,29 +425,31 @@ __global__ void ew_binary_nd(const A* a, const B* b, R* out, i64 n, Shape shape,
 }
 
 template <class Op, class A, class B, class R>
-__global__ void ew_binary_tile(const A* a, const B* b, R* out, i64 n, Shape shape, Strides sa, Strides sb,
+__global__ void HF_TILE_BOUNDS ew_binary_tile(const A* a, const B* b, R* out, i64 n, Shape shape, Strides sa, Strides sb,
                                Strides so, int conj) {
-  HF_TILE_SHARED(A, sha);
-  HF_TILE_SHARED(B, shb);
+  constexpr int M = tile_m<A, B, R>::value, E = HF_TILE_K * M;
+  HF_TILE_SHARED(A, sha, M);
+  HF_TILE_SHARED(B, shb, M);
   const bool c0 = conj & 1, c1 = conj & 2;
   const int la = shape.ndim - 2, lb = shape.ndim - 1;
-  const bool ta = tile_transposed(sa.s[la], sa.s[lb]), tb = tile_transposed(sb.s[la], sb.s[lb]);
-  for_tiles(n, shape, [&](const i64* off, int ea, int eb) {
+  const i64 sa_a = at(sa.s, la), sa_b = at(sa.s, lb), sb_a = at(sb.s, la), sb_b = at(sb.s, lb), so_a = at(so.s, la), so_b = at(so.s, lb);
+  const bool ta = tile_transposed(sa_a, sa_b), tb = tile_transposed(sb_a, sb_b);
+  for_tiles<M>(n, shape, [&](const i64* off, int ea, int eb) {
     if (ta || tb) {
       __syncthreads();
-      if (ta) tile_stage(sha, a, off[0], sa.s[la], sa.s[lb], ea, eb, c0);
-      if (tb) tile_stage(shb, b, off[1], sb.s[la], sb.s[lb], ea, eb, c1);
+      if (ta) tile_stage<M>(sha, a, off[0], sa_a, sa_b, ea, eb, c0);
+      if (tb) tile_stage<M>(shb, b, off[1], sb_a, sb_b, ea, eb, c1);
       __syncthreads();
     }
-    A va[HF_TILE_K];
-    B vb[HF_TILE_K];
-    R r[HF_TILE_K];
-    tile_read(va, sha, ta, a, off[0], sa.s[la], sa.s[lb], ea, eb, c0);
-    tile_read(vb, shb, tb, b, off[1], sb.s[la], sb.s[lb], ea, eb, c1);
+    A va[E];
+    B vb[E];
+    R r[E];
+    tile_read<M>(va, sha, ta, a, off[0], sa_a, sa_b, ea, eb, c0);
+    tile_read<M>(vb, shb, tb, b, off[1], sb_a, sb_b, ea, eb, c1);
 #pragma unroll
-    for (int k = 0; k < HF_TILE_K; ++k)
+    for (int k = 0; k < E; ++k)
       if (tile_in(k, ea, eb)) r[k] = op_call<Op>(va[k], vb[k]);
-    tile_write(out, off[2], so.s[la], so.s[lb], ea, eb, r);
+    tile_write<M>(out, off[2], so_a, so_b, ea, eb, r);
   }, sa, sb, so);
 }
 
@@ -421,7 +474,7 @@ __global__ void ew_where_nd(const bool* c, const T* a, const T* b, T* out, i64 n
   constexpr int N = nd_run<bool, T>::value;
   const bool c1 = conj & 2, c2 = conj & 4;
   const int l = shape.ndim - 1;
-  const i64 ic = sc.s[l], ia = sa.s[l], ib = sb.s[l], io = so.s[l];
+  const i64 ic = at(sc.s, l), ia = at(sa.s, l), ib = at(sb.s, l), io = at(so.s, l);
   for_runs<N>(n, shape, [&](i64, const i64* off, int cnt) {
     bool vc[N];
     T va[N], vb[N], r[N];
@@ -435,32 +488,34 @@ __global__ void ew_where_nd(const bool* c, const T* a, const T* b, T* out, i64 n
 }
 
 template <class T>
-__global__ void ew_where_tile(const bool* c, const T* a, const T* b, T* out, i64 n, Shape shape, Strides sc,
+__global__ void HF_TILE_BOUNDS ew_where_tile(const bool* c, const T* a, const T* b, T* out, i64 n, Shape shape, Strides sc,
                               Strides sa, Strides sb, Strides so, int conj) {
-  HF_TILE_SHARED(bool, shc);
-  HF_TILE_SHARED(T, sha);
-  HF_TILE_SHARED(T, shb);
+  constexpr int M = tile_m<bool, T>::value, E = HF_TILE_K * M;
+  HF_TILE_SHARED(bool, shc, M);
+  HF_TILE_SHARED(T, sha, M);
+  HF_TILE_SHARED(T, shb, M);
   const bool c1 = conj & 2, c2 = conj & 4;
   const int la = shape.ndim - 2, lb = shape.ndim - 1;
-  const bool tc = tile_transposed(sc.s[la], sc.s[lb]), ta = tile_transposed(sa.s[la], sa.s[lb]),
-             tb = tile_transposed(sb.s[la], sb.s[lb]);
-  for_tiles(n, shape, [&](const i64* off, int ea, int eb) {
+  const i64 sc_a = at(sc.s, la), sc_b = at(sc.s, lb), sa_a = at(sa.s, la), sa_b = at(sa.s, lb), sb_a = at(sb.s, la), sb_b = at(sb.s, lb), so_a = at(so.s, la), so_b = at(so.s, lb);
+  const bool tc = tile_transposed(sc_a, sc_b), ta = tile_transposed(sa_a, sa_b),
+             tb = tile_transposed(sb_a, sb_b);
+  for_tiles<M>(n, shape, [&](const i64* off, int ea, int eb) {
     if (tc || ta || tb) {
       __syncthreads();
-      if (tc) tile_stage(shc, c, off[0], sc.s[la], sc.s[lb], ea, eb, false);
-      if (ta) tile_stage(sha, a, off[1], sa.s[la], sa.s[lb], ea, eb, c1);
-      if (tb) tile_stage(shb, b, off[2], sb.s[la], sb.s[lb], ea, eb, c2);
+      if (tc) tile_stage<M>(shc, c, off[0], sc_a, sc_b, ea, eb, false);
+      if (ta) tile_stage<M>(sha, a, off[1], sa_a, sa_b, ea, eb, c1);
+      if (tb) tile_stage<M>(shb, b, off[2], sb_a, sb_b, ea, eb, c2);
       __syncthreads();
     }
-    bool vc[HF_TILE_K];
-    T va[HF_TILE_K], vb[HF_TILE_K], r[HF_TILE_K];
-    tile_read(vc, shc, tc, c, off[0], sc.s[la], sc.s[lb], ea, eb, false);
-    tile_read(va, sha, ta, a, off[1], sa.s[la], sa.s[lb], ea, eb, c1);
-    tile_read(vb, shb, tb, b, off[2], sb.s[la], sb.s[lb], ea, eb, c2);
+    bool vc[E];
+    T va[E], vb[E], r[E];
+    tile_read<M>(vc, shc, tc, c, off[0], sc_a, sc_b, ea, eb, false);
+    tile_read<M>(va, sha, ta, a, off[1], sa_a, sa_b, ea, eb, c1);
+    tile_read<M>(vb, shb, tb, b, off[2], sb_a, sb_b, ea, eb, c2);
 #pragma unroll
-    for (int k = 0; k < HF_TILE_K; ++k)
+    for (int k = 0; k < E; ++k)
       if (tile_in(k, ea, eb)) r[k] = vc[k] ? va[k] : vb[k];
-    tile_write(out, off[3], so.s[la], so.s[lb], ea, eb, r);
+    tile_write<M>(out, off[3], so_a, so_b, ea, eb, r);
   }, sc, sa, sb, so);
 }
 
@@ -480,7 +535,7 @@ __global__ void ew_generate_vec(T* out, i64 n, W a, W b) {
 template <class Gen, class T, class W>
 __global__ void ew_generate_nd(T* out, i64 n, Shape shape, Strides so, W a, W b) {
   constexpr int N = nd_run<T>::value;
-  const i64 io = so.s[shape.ndim - 1];
+  const i64 io = at(so.s, shape.ndim - 1);
   for_runs<N>(n, shape, [&](i64 i0, const i64* off, int cnt) {
     T r[N];
 #pragma unroll
@@ -512,7 +567,7 @@ __global__ void ew_unary_scaled_nd(const T* x, T* out, i64 n, Shape shape, Strid
   constexpr int N = nd_run<T>::value;
   const bool c0 = conj & 1, rd = Epi::reads_out(beta);
   const int l = shape.ndim - 1;
-  const i64 ix = sx.s[l], io = so.s[l];
+  const i64 ix = at(sx.s, l), io = at(so.s, l);
   for_runs<N>(n, shape, [&](i64, const i64* off, int cnt) {
     T a[N], o[N], r[N];
     load_run(a, x, off[0], ix, cnt, c0);
@@ -547,7 +602,7 @@ __global__ void ew_binary_scaled_nd(const T* a, const T* b, T* out, i64 n, Shape
   constexpr int N = nd_run<T>::value;
   const bool c0 = conj & 1, c1 = conj & 2, rd = Epi::reads_out(beta);
   const int l = shape.ndim - 1;
-  const i64 ia = sa.s[l], ib = sb.s[l], io = so.s[l];
+  const i64 ia = at(sa.s, l), ib = at(sb.s, l), io = at(so.s, l);
   for_runs<N>(n, shape, [&](i64, const i64* off, int cnt) {
     T va[N], vb[N], o[N], r[N];
     load_run(va, a, off[0], ia, cnt, c0);
@@ -562,7 +617,9 @@ __global__ void ew_binary_scaled_nd(const T* a, const T* b, T* out, i64 n, Shape
 
 #undef HF_TAIL_LOOP
 #undef HF_TILE_SHARED
+#undef HF_TILE_BOUNDS
 #undef HF_TILE_K
+#undef HF_TILE_BAND
 #undef HF_TILE_ROWS
 #undef HF_TILE
 }  // namespace hf

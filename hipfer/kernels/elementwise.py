@@ -30,6 +30,8 @@ TILED = ("unary", "binary", "where")
 #: the tiled kernels' block (32 lanes x 8 rows) and tile edge (HF_TILE in elementwise.cuh)
 TILE_BLOCK = 256
 TILE = 32
+#: rows of tiles per band of the tiled kernels' walk (HF_TILE_BAND)
+TILE_BAND = 16
 
 #: the functor of each semiring operation name (Semiring.add / Semiring.mul)
 _SEMIRING_FN = {"add": "hf::op_add", "mul": "hf::op_multiply",
@@ -54,9 +56,15 @@ def nd_runs(shape, run: int) -> int:
     return math.prod(shape[:-1]) * -(-inner // run)
 
 
-def tiles(shape) -> int:
+def tile_m(*dtypes) -> int:
+    """Tile width factor of the tiled kernels (tile_m<...> in elementwise.cuh): tiles are
+    TILE x TILE * m elements."""
+    return min(8, vec_width(*dtypes))
+
+
+def tiles(shape, m: int) -> int:
     """Tiles the tiled kernel walks for a (merged, rank >= 2) shape: one block-iteration each."""
-    return math.prod(shape[:-2]) * -(-shape[-2] // TILE) * -(-shape[-1] // TILE)
+    return math.prod(shape[:-2]) * -(-shape[-2] // TILE) * -(-shape[-1] // (TILE * m))
 
 
 def tile_of(pair: Pair) -> Optional[str]:
