@@ -60,22 +60,14 @@ def main():
     }
     if fn is not None:
         parts["Function (RawKernel.kernel) call"] = lambda: fn((1,), (64,), (xc, yc, zc, n64, f32))
-    from hipfer.backends.cupy._launch import FastKernel
-    fk = FastKernel(k, cupy)
-    parts["hipfer FastKernel call"] = lambda: fk((1,), (64,), (xc, yc, zc, n64, f32))
-    st = cupy.cuda.get_current_stream().ptr
-    parts["driver.launchKernel alone (fixed args)"] = (
-        lambda lay=None: None)
-    try:
-        import ctypes
-        from hipfer.backends.cupy._launch import layout_of
-        _, lay = layout_of((xc, yc, zc, n64, f32), lambda a: type(a) is cupy.ndarray)
-        lay.fill([xc.data.ptr, yc.data.ptr, zc.data.ptr, n64.tobytes(), f32.tobytes()])
-        ptr, pp = k.kernel.ptr, ctypes.addressof(lay.params)
-        launch = cupy.cuda.driver.launchKernel
-        parts["driver.launchKernel alone (fixed args)"] = lambda: launch(ptr, 1, 1, 1, 64, 1, 1, 0, st, pp, 0)
-    except Exception as e:  # noqa: BLE001
-        print("no direct launch:", e)
+    # the driver's own launch, arguments packed once (what any Python-level launch pays)
+    import ctypes
+    vals = [ctypes.c_uint64(xc.data.ptr), ctypes.c_uint64(yc.data.ptr), ctypes.c_uint64(zc.data.ptr),
+            ctypes.c_int64(10), ctypes.c_int32(0)]
+    params = (ctypes.c_void_p * 5)(*[ctypes.addressof(v) for v in vals])
+    ptr, pp, st = k.kernel.ptr, ctypes.addressof(params), cupy.cuda.get_current_stream().ptr
+    launch = cupy.cuda.driver.launchKernel
+    parts["driver.launchKernel alone (arguments packed once)"] = lambda: launch(ptr, 1, 1, 1, 64, 1, 1, 0, st, pp, 0)
     for name, f in parts.items():
         print(f"{name:56s} {per_call_us(f):7.2f} us")
     if "--profile" in sys.argv:

@@ -3,8 +3,7 @@ the device error flag that turns out-of-range indices into Python IndexErrors.
 
 Every kernel is a template in ``hipfer/kernels/*.cuh`` instantiated by a C++ name
 expression; ``get_kernels(file, exprs)`` compiles them together once per process (CuPy
-also caches the binary on disk) and returns them as ``_launch.FastKernel`` objects (a
-``cupy.RawKernel`` with a cheaper call).
+also caches the binary on disk) and returns ``cupy.RawKernel`` objects.
 """
 from __future__ import annotations
 
@@ -15,7 +14,6 @@ import cupy
 import numpy as np
 
 from ...kernels import module_source
-from . import _launch
 
 MAX_NDIM = 12  # HF_MAX_NDIM in common.cuh
 OPTIONS = ("-std=c++17",)
@@ -39,8 +37,6 @@ def get_kernels(file: str, exprs: Sequence[str]) -> Tuple["cupy.RawKernel", ...]
                     ks = tuple(mod.get_function(e) for e in exprs)
                 except cupy.cuda.compiler.CompileException as e:  # pragma: no cover - GPU only
                     raise RuntimeError(f"compiling {file} for {list(exprs)} failed:\n{e}") from None
-                if _launch.enabled():  # launched through the driver directly (_launch.py)
-                    ks = tuple(_launch.FastKernel(k, cupy) for k in ks)
                 _kernels[key] = ks
     return ks
 
