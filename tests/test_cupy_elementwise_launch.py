@@ -66,14 +66,15 @@ def _runs(n, shape, strides, run):
     return flat[keep], [(o[:, None] + j[None, :] * s[-1])[keep] for o, s in zip(offs, st)]
 
 
-def _tiles(n, shape, strides, m, tile=32):
+def _tiles(n, shape, strides, ma, mb, tile=32):
     """elementwise.cuh's for_tiles: offsets per operand of every element of every tile."""
     nd = int(shape["ndim"])
     assert nd >= 2
     dims = [int(x) for x in shape["dim"][:nd]]
     st = [[int(x) for x in s["s"][:nd]] for s in strides]
     na, nb = dims[-2], dims[-1]
-    ta, tb = -(-na // tile), -(-nb // (tile * m))
+    TA, TB = tile * ma, tile * mb
+    ta, tb = -(-na // TA), -(-nb // TB)
     tiles = n // (na * nb) * ta * tb
     out = [[] for _ in st]
     seen = set()
@@ -88,11 +89,11 @@ def _tiles(n, shape, strides, m, tile=32):
         for ax in range(nd - 3, 0, -1):
             i, q = divmod(i, dims[ax])
             base = [b + q * s[ax] for b, s in zip(base, st)]
-        base = [b + (i * s[0] if nd > 2 else 0) + ia * tile * s[-2] + ib * tile * m * s[-1]
+        base = [b + (i * s[0] if nd > 2 else 0) + ia * TA * s[-2] + ib * TB * s[-1]
                 for b, s in zip(base, st)]
         assert 0 <= ia < ta and 0 <= ib < tb and (bt, ia, ib) not in seen
         seen.add((bt, ia, ib))
-        ea, eb = min(tile, na - ia * tile), min(tile * m, nb - ib * tile * m)
+        ea, eb = min(TA, na - ia * TA), min(TB, nb - ib * TB)
         a, b = np.meshgrid(np.arange(ea), np.arange(eb), indexing="ij")
         for o, bs, s in zip(out, base, st):
             o.append((bs + a * s[-2] + b * s[-1]).ravel())
@@ -145,7 +146,7 @@ class FakeKernel:
                     np.testing.assert_array_equal(out.data.ptr + offs[-1] * out.dtype.itemsize, want[flat])
             else:
                 assert block == (ek.TILE_BLOCK,) and self.n_in > 0
-                offs = _tiles(int(n), geom[0], geom[1:], ek.tile_m(*(a.dtype for a in ops)), ek.TILE)
+                offs = _tiles(int(n), geom[0], geom[1:], *ek.tile_shape(*(a.dtype for a in ops)), ek.TILE)
             _check_mapping(ins, out, offs)
         else:
             width = 16 // max(a.dtype.itemsize for a in ops)

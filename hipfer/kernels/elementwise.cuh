@@ -180,37 +180,49 @@ __device__ __forceinline__ void for_runs(i64 n, const Shape& shape, F&& f, const
 }
 
 // ---- tiles of the last two axes ----
-// Tiles of 32 (axis a = ndim-2) x 32 * M (axis b = ndim-1) elements, M = tile_m<...>:
-// up to 16 bytes of the widest operand per thread and tile row (each block iteration
-// moves enough bytes to cover the memory latency it waits for). Blocks of 256 threads
-// (32 lanes x 8 rows: hipfer.kernels.elementwise.TILE_BLOCK) walk over
-// batch x ceil(na / 32) x ceil(nb / (32 M)) tiles.
+// Tiles of TA = 32 MA (axis a = ndim-2) x TB = 32 MB (axis b = ndim-1) elements, by the
+// widest operand: both edges at least 128 bytes (the rows a transposed operand is read
+// in, and those the output is written in, are that long), at most 16 KiB staged per
+// operand. Blocks of 256 threads (32 lanes x 8 rows: hipfer.kernels.elementwise.TILE_BLOCK)
+// walk over batch x ceil(na / TA) x ceil(nb / TB) tiles.
 #define HF_TILE 32
 #define HF_TILE_ROWS 8
-#define HF_TILE_K (HF_TILE / HF_TILE_ROWS)
 #define HF_TILE_BAND 16
-template <class... T> struct tile_m {
-  static const int value = vec_width<T...>::value < 8 ? vec_width<T...>::value : 8;
+template <class... T> struct tile_geom {
+  static const int size = widest<T...>::value;
+  static const int MA = size >= 16 ? 1 : size >= 4 ? 2 : 4;
+  static const int MB = size >= 8 ? 1 : 2;
+  static const int TA = HF_TILE * MA, TB = HF_TILE * MB;
+  static const int E = 4 * MA * MB;  // elements per thread and tile
 };
-// Launch bounds of the tiled kernels: blocks of 256 threads.
-#define HF_TILE_BOUNDS __launch_bounds__(256)
-// A padded tile of T in shared memory, name[b][a] (b < 32 M, a < 32), as raw bytes
-// (complex has constructors, which __shared__ variables may not have).
+// Row padding of a staged tile of U: a row is an odd number of 4-byte words.
+template <class U> struct tile_pad { static const int value = sizeof(U) >= 4 ? 1 : 4 / (int)sizeof(U); };
+// Launch bounds of the tiled kernels: blocks of 256 threads; on CUDA, for 16 or more
+// elements per thread, at least 2 blocks per SM (<= 128 registers; measured on an H200:
+// 1.2-1.4x faster for float32 and float16, slower for 8- and 16-byte elements, which
+// get no minimum: 0).
+template <class G> struct tile_min_blocks { static const int value = G::E >= 16 ? 2 : 0; };
+#if HF_HIP
+#  define HF_TILE_BOUNDS(...) __launch_bounds__(256)
+#else
+#  define HF_TILE_BOUNDS(...) __launch_bounds__(256, tile_min_blocks<__VA_ARGS__>::value)
+#endif
+// A padded tile of U in shared memory, name[b][a], as raw bytes (complex has
+// constructors, which __shared__ variables may not have).
 template <class T> struct alignas(alignof(T)) raw_of { unsigned char b[sizeof(T)]; };
-#define HF_TILE_SHARED(T, name, M) \
-  __shared__ raw_of<T> name##_raw[HF_TILE * (M) * (HF_TILE + 1)]; \
-  T (*name)[HF_TILE + 1] = reinterpret_cast<T (*)[HF_TILE + 1]>(name##_raw)
+#define HF_TILE_SHARED(U, name, G) \
+  __shared__ raw_of<U> name##_raw[G::TB * (G::TA + tile_pad<U>::value)]; \
+  U (*name)[G::TA + tile_pad<U>::value] = reinterpret_cast<U (*)[G::TA + tile_pad<U>::value]>(name##_raw)
 
 // f(off, ea, eb): off[k] the tile's first offset in operand k, ea x eb its extent.
-template <int M, class F, class... S>
+template <class G, class F, class... S>
 __device__ __forceinline__ void for_tiles(i64 n, const Shape& shape, F&& f, const S&... st) {
-  const int TB = HF_TILE * M;
   const int la = shape.ndim - 2, lb = shape.ndim - 1;
   const i64 na = at(shape.dim, la), nb = at(shape.dim, lb);
   i64 sa[sizeof...(S)], sb[sizeof...(S)];
   pick_strides(sa, la, st...);
   pick_strides(sb, lb, st...);
-  const i64 ta = (na + HF_TILE - 1) / HF_TILE, tb = (nb + TB - 1) / TB;
+  const i64 ta = (na + G::TA - 1) / G::TA, tb = (nb + G::TB - 1) / G::TB;
   const i64 per = ta * tb;
   const i64 tiles = divq(n, na * nb) * per;
   for (i64 t = blockIdx.x; t < tiles; t += gridDim.x) {
@@ -224,9 +236,9 @@ __device__ __forceinline__ void for_tiles(i64 n, const Shape& shape, F&& f, cons
     i64 off[sizeof...(S)];
     nd_offsets_outer(bt, shape, la, off, st...);
 #pragma unroll
-    for (int k = 0; k < (int)sizeof...(S); ++k) off[k] += ia * HF_TILE * sa[k] + ib * TB * sb[k];
-    const i64 ra = na - ia * HF_TILE, rb = nb - ib * TB;
-    f(off, ra < HF_TILE ? (int)ra : HF_TILE, rb < TB ? (int)rb : TB);
+    for (int k = 0; k < (int)sizeof...(S); ++k) off[k] += ia * G::TA * sa[k] + ib * G::TB * sb[k];
+    const i64 ra = na - ia * G::TA, rb = nb - ib * G::TB;
+    f(off, ra < G::TA ? (int)ra : G::TA, rb < G::TB ? (int)rb : G::TB);
   }
 }
 
@@ -237,54 +249,61 @@ __device__ __forceinline__ bool tile_transposed(i64 sa, i64 sb) {
   return aa != 0 && aa < ab;
 }
 
-// Stage a transposed operand's tile in sh[b][a], lanes along a (coalesced for it), all
-// loads issued before the stores; the caller brackets the staging with __syncthreads.
-// Lane tx = threadIdx.x % 32, row ty = threadIdx.x / 32 of the block.
-template <int M, class T>
-__device__ __forceinline__ void tile_stage(T (*sh)[HF_TILE + 1], const T* p, i64 off, i64 sa, i64 sb, int ea,
-                                           int eb, bool cj) {
+// Stage a transposed operand's tile in sh[b][a], lanes along a (coalesced for it: a
+// warp reads TA consecutive elements of a row), all loads issued before the stores; the
+// caller brackets the staging with __syncthreads. Thread: lane tx = threadIdx.x % 32,
+// row ty = threadIdx.x / 32; it stages (a = tx + 32 ma, b = ty + 8 kb).
+template <class G, class U, int LD>
+__device__ __forceinline__ void tile_stage(U (*sh)[LD], const U* p, i64 off, i64 sa, i64 sb, int ea, int eb,
+                                           bool cj) {
   const int tx = threadIdx.x % HF_TILE, ty = threadIdx.x / HF_TILE;
-  const T* q = p + off + tx * sa;
-  T v[HF_TILE_K * M];
+  U v[G::E];
 #pragma unroll
-  for (int k = 0; k < HF_TILE_K * M; ++k) {
-    const int b = ty + k * HF_TILE_ROWS;
-    if (tx < ea && b < eb) v[k] = load(q, b * sb, cj);
-  }
+  for (int kb = 0; kb < 4 * G::MB; ++kb)
 #pragma unroll
-  for (int k = 0; k < HF_TILE_K * M; ++k) {
-    const int b = ty + k * HF_TILE_ROWS;
-    if (tx < ea && b < eb) sh[b][tx] = v[k];
-  }
+    for (int ma = 0; ma < G::MA; ++ma) {
+      const int a = tx + ma * HF_TILE, b = ty + kb * HF_TILE_ROWS;
+      if (a < ea && b < eb) v[kb * G::MA + ma] = load(p, off + a * sa + b * sb, cj);
+    }
+#pragma unroll
+  for (int kb = 0; kb < 4 * G::MB; ++kb)
+#pragma unroll
+    for (int ma = 0; ma < G::MA; ++ma) {
+      const int a = tx + ma * HF_TILE, b = ty + kb * HF_TILE_ROWS;
+      if (a < ea && b < eb) sh[b][a] = v[kb * G::MA + ma];
+    }
 }
-// This thread's element e = k + 4 m of the tile is (a = ty + 8 k, b = tx + 32 m).
-__device__ __forceinline__ int tile_a(int e) { return (int)(threadIdx.x / HF_TILE) + (e % HF_TILE_K) * HF_TILE_ROWS; }
-__device__ __forceinline__ int tile_b(int e) { return (int)(threadIdx.x % HF_TILE) + (e / HF_TILE_K) * HF_TILE; }
-__device__ __forceinline__ bool tile_in(int e, int ea, int eb) { return tile_a(e) < ea && tile_b(e) < eb; }
+// This thread's element e of the tile when computing (lanes along b, as the output is
+// written): a = ty + 8 (e % 4 MA), b = tx + 32 (e / 4 MA).
+template <class G> __device__ __forceinline__ int tile_a(int e) {
+  return (int)(threadIdx.x / HF_TILE) + (e % (4 * G::MA)) * HF_TILE_ROWS;
+}
+template <class G> __device__ __forceinline__ int tile_b(int e) {
+  return (int)(threadIdx.x % HF_TILE) + (e / (4 * G::MA)) * HF_TILE;
+}
+template <class G> __device__ __forceinline__ bool tile_in(int e, int ea, int eb) {
+  return tile_a<G>(e) < ea && tile_b<G>(e) < eb;
+}
 
-// This thread's elements of an operand: from sh when staged (tr), else straight from
-// memory (lanes along b, as the output is written).
-template <int M, class T>
-__device__ __forceinline__ void tile_read(T (&v)[HF_TILE_K * M], T (*sh)[HF_TILE + 1], bool tr, const T* p,
-                                          i64 off, i64 sa, i64 sb, int ea, int eb, bool cj) {
+// This thread's elements of an operand: from sh when staged (tr), else from memory.
+template <class G, class U, int LD>
+__device__ __forceinline__ void tile_read(U (&v)[G::E], U (*sh)[LD], bool tr, const U* p, i64 off, i64 sa, i64 sb,
+                                          int ea, int eb, bool cj) {
   if (tr) {
 #pragma unroll
-    for (int e = 0; e < HF_TILE_K * M; ++e)
-      if (tile_in(e, ea, eb)) v[e] = sh[tile_b(e)][tile_a(e)];
+    for (int e = 0; e < G::E; ++e)
+      if (tile_in<G>(e, ea, eb)) v[e] = sh[tile_b<G>(e)][tile_a<G>(e)];
   } else {
-    const T* q = p + off;
 #pragma unroll
-    for (int e = 0; e < HF_TILE_K * M; ++e)
-      if (tile_in(e, ea, eb)) v[e] = load(q, tile_a(e) * sa + tile_b(e) * sb, cj);
+    for (int e = 0; e < G::E; ++e)
+      if (tile_in<G>(e, ea, eb)) v[e] = load(p, off + tile_a<G>(e) * sa + tile_b<G>(e) * sb, cj);
   }
 }
-template <int M, class T>
-__device__ __forceinline__ void tile_write(T* p, i64 off, i64 sa, i64 sb, int ea, int eb,
-                                           const T (&v)[HF_TILE_K * M]) {
-  T* q = p + off;
+template <class G, class U>
+__device__ __forceinline__ void tile_write(U* p, i64 off, i64 sa, i64 sb, int ea, int eb, const U (&v)[G::E]) {
 #pragma unroll
-  for (int e = 0; e < HF_TILE_K * M; ++e)
-    if (tile_in(e, ea, eb)) q[tile_a(e) * sa + tile_b(e) * sb] = v[e];
+  for (int e = 0; e < G::E; ++e)
+    if (tile_in<G>(e, ea, eb)) p[off + tile_a<G>(e) * sa + tile_b<G>(e) * sb] = v[e];
 }
 
 // ---- helper functors ------------------------------------------------------------------
@@ -366,26 +385,27 @@ __global__ void ew_unary_nd(const T* x, R* out, i64 n, Shape shape, Strides sx, 
 }
 
 template <class Op, class T, class R>
-__global__ void HF_TILE_BOUNDS ew_unary_tile(const T* x, R* out, i64 n, Shape shape, Strides sx, Strides so, int conj) {
-  constexpr int M = tile_m<T, R>::value, E = HF_TILE_K * M;
-  HF_TILE_SHARED(T, shx, M);
+__global__ void HF_TILE_BOUNDS(tile_geom<T, R>) ew_unary_tile(const T* x, R* out, i64 n, Shape shape, Strides sx, Strides so, int conj) {
+  typedef tile_geom<T, R> G;
+  constexpr int E = G::E;
+  HF_TILE_SHARED(T, shx, G);
   const bool c0 = conj & 1;
   const int la = shape.ndim - 2, lb = shape.ndim - 1;
   const i64 sx_a = at(sx.s, la), sx_b = at(sx.s, lb), so_a = at(so.s, la), so_b = at(so.s, lb);
   const bool tr = tile_transposed(sx_a, sx_b);
-  for_tiles<M>(n, shape, [&](const i64* off, int ea, int eb) {
+  for_tiles<G>(n, shape, [&](const i64* off, int ea, int eb) {
     if (tr) {
       __syncthreads();
-      tile_stage<M>(shx, x, off[0], sx_a, sx_b, ea, eb, c0);
+      tile_stage<G>(shx, x, off[0], sx_a, sx_b, ea, eb, c0);
       __syncthreads();
     }
     T a[E];
     R r[E];
-    tile_read<M>(a, shx, tr, x, off[0], sx_a, sx_b, ea, eb, c0);
+    tile_read<G>(a, shx, tr, x, off[0], sx_a, sx_b, ea, eb, c0);
 #pragma unroll
     for (int k = 0; k < E; ++k)
-      if (tile_in(k, ea, eb)) r[k] = op_call<Op>(a[k]);
-    tile_write<M>(out, off[1], so_a, so_b, ea, eb, r);
+      if (tile_in<G>(k, ea, eb)) r[k] = op_call<Op>(a[k]);
+    tile_write<G>(out, off[1], so_a, so_b, ea, eb, r);
   }, sx, so);
 }
 
@@ -425,31 +445,32 @@ __global__ void ew_binary_nd(const A* a, const B* b, R* out, i64 n, Shape shape,
 }
 
 template <class Op, class A, class B, class R>
-__global__ void HF_TILE_BOUNDS ew_binary_tile(const A* a, const B* b, R* out, i64 n, Shape shape, Strides sa, Strides sb,
+__global__ void HF_TILE_BOUNDS(tile_geom<A, B, R>) ew_binary_tile(const A* a, const B* b, R* out, i64 n, Shape shape, Strides sa, Strides sb,
                                Strides so, int conj) {
-  constexpr int M = tile_m<A, B, R>::value, E = HF_TILE_K * M;
-  HF_TILE_SHARED(A, sha, M);
-  HF_TILE_SHARED(B, shb, M);
+  typedef tile_geom<A, B, R> G;
+  constexpr int E = G::E;
+  HF_TILE_SHARED(A, sha, G);
+  HF_TILE_SHARED(B, shb, G);
   const bool c0 = conj & 1, c1 = conj & 2;
   const int la = shape.ndim - 2, lb = shape.ndim - 1;
   const i64 sa_a = at(sa.s, la), sa_b = at(sa.s, lb), sb_a = at(sb.s, la), sb_b = at(sb.s, lb), so_a = at(so.s, la), so_b = at(so.s, lb);
   const bool ta = tile_transposed(sa_a, sa_b), tb = tile_transposed(sb_a, sb_b);
-  for_tiles<M>(n, shape, [&](const i64* off, int ea, int eb) {
+  for_tiles<G>(n, shape, [&](const i64* off, int ea, int eb) {
     if (ta || tb) {
       __syncthreads();
-      if (ta) tile_stage<M>(sha, a, off[0], sa_a, sa_b, ea, eb, c0);
-      if (tb) tile_stage<M>(shb, b, off[1], sb_a, sb_b, ea, eb, c1);
+      if (ta) tile_stage<G>(sha, a, off[0], sa_a, sa_b, ea, eb, c0);
+      if (tb) tile_stage<G>(shb, b, off[1], sb_a, sb_b, ea, eb, c1);
       __syncthreads();
     }
     A va[E];
     B vb[E];
     R r[E];
-    tile_read<M>(va, sha, ta, a, off[0], sa_a, sa_b, ea, eb, c0);
-    tile_read<M>(vb, shb, tb, b, off[1], sb_a, sb_b, ea, eb, c1);
+    tile_read<G>(va, sha, ta, a, off[0], sa_a, sa_b, ea, eb, c0);
+    tile_read<G>(vb, shb, tb, b, off[1], sb_a, sb_b, ea, eb, c1);
 #pragma unroll
     for (int k = 0; k < E; ++k)
-      if (tile_in(k, ea, eb)) r[k] = op_call<Op>(va[k], vb[k]);
-    tile_write<M>(out, off[2], so_a, so_b, ea, eb, r);
+      if (tile_in<G>(k, ea, eb)) r[k] = op_call<Op>(va[k], vb[k]);
+    tile_write<G>(out, off[2], so_a, so_b, ea, eb, r);
   }, sa, sb, so);
 }
 
@@ -488,34 +509,35 @@ __global__ void ew_where_nd(const bool* c, const T* a, const T* b, T* out, i64 n
 }
 
 template <class T>
-__global__ void HF_TILE_BOUNDS ew_where_tile(const bool* c, const T* a, const T* b, T* out, i64 n, Shape shape, Strides sc,
+__global__ void HF_TILE_BOUNDS(tile_geom<bool, T>) ew_where_tile(const bool* c, const T* a, const T* b, T* out, i64 n, Shape shape, Strides sc,
                               Strides sa, Strides sb, Strides so, int conj) {
-  constexpr int M = tile_m<bool, T>::value, E = HF_TILE_K * M;
-  HF_TILE_SHARED(bool, shc, M);
-  HF_TILE_SHARED(T, sha, M);
-  HF_TILE_SHARED(T, shb, M);
+  typedef tile_geom<bool, T> G;
+  constexpr int E = G::E;
+  HF_TILE_SHARED(bool, shc, G);
+  HF_TILE_SHARED(T, sha, G);
+  HF_TILE_SHARED(T, shb, G);
   const bool c1 = conj & 2, c2 = conj & 4;
   const int la = shape.ndim - 2, lb = shape.ndim - 1;
   const i64 sc_a = at(sc.s, la), sc_b = at(sc.s, lb), sa_a = at(sa.s, la), sa_b = at(sa.s, lb), sb_a = at(sb.s, la), sb_b = at(sb.s, lb), so_a = at(so.s, la), so_b = at(so.s, lb);
   const bool tc = tile_transposed(sc_a, sc_b), ta = tile_transposed(sa_a, sa_b),
              tb = tile_transposed(sb_a, sb_b);
-  for_tiles<M>(n, shape, [&](const i64* off, int ea, int eb) {
+  for_tiles<G>(n, shape, [&](const i64* off, int ea, int eb) {
     if (tc || ta || tb) {
       __syncthreads();
-      if (tc) tile_stage<M>(shc, c, off[0], sc_a, sc_b, ea, eb, false);
-      if (ta) tile_stage<M>(sha, a, off[1], sa_a, sa_b, ea, eb, c1);
-      if (tb) tile_stage<M>(shb, b, off[2], sb_a, sb_b, ea, eb, c2);
+      if (tc) tile_stage<G>(shc, c, off[0], sc_a, sc_b, ea, eb, false);
+      if (ta) tile_stage<G>(sha, a, off[1], sa_a, sa_b, ea, eb, c1);
+      if (tb) tile_stage<G>(shb, b, off[2], sb_a, sb_b, ea, eb, c2);
       __syncthreads();
     }
     bool vc[E];
     T va[E], vb[E], r[E];
-    tile_read<M>(vc, shc, tc, c, off[0], sc_a, sc_b, ea, eb, false);
-    tile_read<M>(va, sha, ta, a, off[1], sa_a, sa_b, ea, eb, c1);
-    tile_read<M>(vb, shb, tb, b, off[2], sb_a, sb_b, ea, eb, c2);
+    tile_read<G>(vc, shc, tc, c, off[0], sc_a, sc_b, ea, eb, false);
+    tile_read<G>(va, sha, ta, a, off[1], sa_a, sa_b, ea, eb, c1);
+    tile_read<G>(vb, shb, tb, b, off[2], sb_a, sb_b, ea, eb, c2);
 #pragma unroll
     for (int k = 0; k < E; ++k)
-      if (tile_in(k, ea, eb)) r[k] = vc[k] ? va[k] : vb[k];
-    tile_write<M>(out, off[3], so_a, so_b, ea, eb, r);
+      if (tile_in<G>(k, ea, eb)) r[k] = vc[k] ? va[k] : vb[k];
+    tile_write<G>(out, off[3], so_a, so_b, ea, eb, r);
   }, sc, sa, sb, so);
 }
 
@@ -618,7 +640,6 @@ __global__ void ew_binary_scaled_nd(const T* a, const T* b, T* out, i64 n, Shape
 #undef HF_TAIL_LOOP
 #undef HF_TILE_SHARED
 #undef HF_TILE_BOUNDS
-#undef HF_TILE_K
 #undef HF_TILE_BAND
 #undef HF_TILE_ROWS
 #undef HF_TILE

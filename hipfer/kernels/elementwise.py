@@ -56,15 +56,16 @@ def nd_runs(shape, run: int) -> int:
     return math.prod(shape[:-1]) * -(-inner // run)
 
 
-def tile_m(*dtypes) -> int:
-    """Tile width factor of the tiled kernels (tile_m<...> in elementwise.cuh): tiles are
-    TILE x TILE * m elements."""
-    return min(8, vec_width(*dtypes))
+def tile_shape(*dtypes) -> Tuple[int, int]:
+    """(ma, mb) of the tiled kernels (tile_geom<...> in elementwise.cuh): tiles of
+    TILE * ma (axis a, the second to last) x TILE * mb (axis b, the last) elements."""
+    size = max(np.dtype(t).itemsize for t in dtypes)
+    return (1 if size >= 16 else 2 if size >= 4 else 4), (1 if size >= 8 else 2)
 
 
-def tiles(shape, m: int) -> int:
+def tiles(shape, ma: int, mb: int) -> int:
     """Tiles the tiled kernel walks for a (merged, rank >= 2) shape: one block-iteration each."""
-    return math.prod(shape[:-2]) * -(-shape[-2] // TILE) * -(-shape[-1] // (TILE * m))
+    return math.prod(shape[:-2]) * -(-shape[-2] // (TILE * ma)) * -(-shape[-1] // (TILE * mb))
 
 
 def tile_of(pair: Pair) -> Optional[str]:

@@ -103,7 +103,7 @@ class _Launcher:
         sizes = [dt.itemsize for dt in in_dtypes] + [self.out_dtype.itemsize]
         width = 16 // max(sizes)  # vec_width<...> of elementwise.cuh
         self.run = ek.nd_run(*in_dtypes, self.out_dtype)  # nd_run<...> of elementwise.cuh
-        self.tile_m = ek.tile_m(*in_dtypes, self.out_dtype)  # tile_m<...> of elementwise.cuh
+        self.tile_shape = ek.tile_shape(*in_dtypes, self.out_dtype)  # tile_geom<...> of elementwise.cuh
         self.masks = [width * s - 1 for s in sizes]  # each operand's vector-access alignment
         self.grid_vec = (eng.grid_for(self.n, width),)
         self.block = (eng.BLOCK,)
@@ -130,7 +130,7 @@ class _Launcher:
             order = [k for k in range(last) if k != ax] + [ax, last]
             shape = tuple(shape[k] for k in order)
             strides = [tuple(s[k] for k in order) for s in strides]
-            grid = (eng.grid_for(ek.tiles(shape, self.tile_m), 1, block=1),)
+            grid = (eng.grid_for(ek.tiles(shape, *self.tile_shape), 1, block=1),)
             return vec_ok, _TILE, grid, self._geometry(shape, strides)
         return vec_ok, _ND, (eng.grid_for(ek.nd_runs(shape, self.run)),), self._geometry(shape, strides)
 
