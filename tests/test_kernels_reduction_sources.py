@@ -105,7 +105,7 @@ def test_diagonal_sums_strides_of_repeated_labels():
     assert kr.diagonal(("i", "j", "i"), (3, 4, 3), (12, 3, 1)) == (("i", "j"), (3, 4), (13, 3))
 
 
-@pytest.mark.parametrize("path", [None, "block", "thread"])
+@pytest.mark.parametrize("path", [None, "block", "thread", "vec"])
 def test_plan_reduce_matches_einsum(path):
     rng = np.random.default_rng(7)
     labels = "abcde"
@@ -118,6 +118,10 @@ def test_plan_reduce_matches_einsum(path):
         modes_c = tuple(rng.permutation(keep)) if keep else ()
         v = strided_view(rng, [sizes[m] for m in modes_a])
         st = tuple(s // 8 for s in v.strides)
+        if path == "vec" and kr.plan_reduce(modes_a, modes_c, v.shape, st).red_a != (1,):
+            with pytest.raises(ValueError, match="stride 1"):
+                kr.plan_reduce(modes_a, modes_c, v.shape, st, path=path)
+            continue
         g = kr.plan_reduce(modes_a, modes_c, v.shape, st, path=path)
         assert g.keep_shape == tuple(sizes[m] for m in modes_c)
         np.testing.assert_array_equal(emulate_sum(v, g), einsum_ref(v, modes_a, modes_c))
@@ -127,20 +131,28 @@ def test_plan_reduce_orders_reduced_axes_innermost_contiguous():
     # sum over axis 0 of a C-contiguous (K, M): kept axis contiguous -> the thread path
     g = kr.plan_reduce(("i", "j"), ("j",), (1000, 300), (300, 1))
     assert g.path == "thread" and g.red_a == (300,)
-    # sum over the last axis: the block path reads whole rows
+    # sum over the last axis: the vec path reads whole rows as packs, 32 lanes per row
     g = kr.plan_reduce(("i", "j"), ("i",), (300, 1000), (1000, 1))
-    assert g.path == "block" and g.red_a == (1,)
+    assert g.path == "vec" and g.red_a == (1,) and g.lanes == 32
+    # ... a block per row when the rows are long or few
+    assert kr.plan_reduce(("i", "j"), ("i",), (300, 20000), (20000, 1)).lanes == kr.VEC_BLOCK
+    assert kr.plan_reduce(("i", "j"), ("i",), (30, 1000), (1000, 1)).lanes == kr.VEC_BLOCK
+    # a strided last axis: the block path
+    g = kr.plan_reduce(("i", "j"), ("i",), (300, 1000), (2000, 2))
+    assert g.path == "block" and g.red_a == (2,)
     # reduced axes sorted by stride and merged: a transposed 3-d operand is one run
     g = kr.plan_reduce(("i", "j", "k"), (), (4, 5, 6), (1, 4, 20))
-    assert g.red_shape == (120,) and g.red_a == (1,) and g.path == "block"
+    assert g.red_shape == (120,) and g.red_a == (1,) and g.path == "vec"
+    # a reversed run is not a vec run
+    assert kr.plan_reduce(("i",), (), (1000,), (-1,)).path == "block"
     # a broadcast reduced axis goes outermost: the contiguous one stays innermost
     g = kr.plan_reduce(("i", "j"), (), (5, 100), (0, 1))
-    assert g.red_shape == (5, 100) and g.red_a == (0, 1)
+    assert g.red_shape == (5, 100) and g.red_a == (0, 1) and g.path == "block"
     # small K: one thread per output
     assert kr.plan_reduce(("i", "j"), ("i",), (5000, 8), (8, 1)).path == "thread"
 
 
-@pytest.mark.parametrize("path", ["block", "thread"])
+@pytest.mark.parametrize("path", ["block", "thread", "vec"])
 @pytest.mark.parametrize("M", [1, 2, 7, 100, 5000, 10**6])
 @pytest.mark.parametrize("K", [0, 1, 5, 63, 64, 1000, 10**5, 10**8])
 def test_launch_geometry_invariants(path, M, K):
@@ -156,6 +168,13 @@ def test_launch_geometry_invariants(path, M, K):
     if path == "block":
         assert chunk % block == 0
         assert grid == min(M * n_split, kr.MAX_GRID)
+    elif path == "vec":
+        lanes = kr.vec_lanes(M, K)
+        assert block == kr.VEC_BLOCK and lanes in (32, block)
+        assert chunk % (lanes * kr.GROUP) == 0  # splits start on a pack of every width
+        assert grid == min(-(-M * n_split // (block // lanes)), kr.MAX_GRID)
+        if n_split > 1:  # each lane gets whole groups
+            assert chunk >= lanes * kr.GROUP * kr.MIN_GROUPS_VEC
     else:
         assert grid == min(-(-M * n_split // block), kr.MAX_GRID)
     assert M * n_split * kr.ACC_BYTES <= max(M, 2 * kr.TARGET_THREADS) * kr.MAX_SPLIT * 32
@@ -165,8 +184,127 @@ def test_launch_geometry_invariants(path, M, K):
 
 def test_large_reductions_split():
     assert kr.launch_geometry(1, 10**8, "block")[1] > 100      # a full reduction
+    assert kr.launch_geometry(1, 10**8, "vec")[1] > 100
     assert kr.launch_geometry(1000, 10**6, "thread")[1] > 1    # sum over axis 0
     assert kr.launch_geometry(10**6, 1000, "block")[1] == 1    # enough outputs already
+    assert kr.launch_geometry(10**6, 1000, "vec")[1] == 1
+
+
+def test_bench_geometries():
+    """The planned geometry of the `hipfer bench` reduction cases (issue 7)."""
+    n = 1 << 26
+    g = kr.plan_reduce(("i",), (), (n,), (1,))               # sum full float32
+    assert (g.path, g.lanes, g.block, g.n_split, g.chunk) == ("vec", 256, 256, 1024, 65536)
+    assert g.grid == 1024 and g.finish_block == 256 and g.vec_aligned(4)
+    g = kr.plan_reduce(("i",), (), (n // 2,), (1,))          # sum full float64
+    assert (g.path, g.lanes, g.n_split, g.chunk) == ("vec", 256, 1024, 32768)
+    g = kr.plan_reduce(("i", "j"), ("i",), (8192, 8192), (8192, 1))  # axis=-1
+    assert (g.path, g.lanes, g.block, g.n_split, g.grid) == ("vec", 32, 256, 1, 1024)
+    assert g.vec_aligned(4) and g.vec_aligned(1)
+    g = kr.plan_reduce(("i", "j"), ("j",), (8192, 8192), (8192, 1))  # axis=0
+    assert (g.path, g.n_split, g.chunk, g.grid) == ("thread", 32, 256, 1024)
+
+
+def test_vec_aligned():
+    """Packs load as vectors only when every task starts on 16 bytes."""
+    g = kr.plan_reduce(("i", "j"), ("i",), (300, 1000), (1000, 1))
+    assert g.vec_aligned(4) and g.vec_aligned(8) and g.vec_aligned(2)
+    g = kr.plan_reduce(("i", "j"), ("i",), (300, 1001), (1001, 1))
+    assert not g.vec_aligned(4) and not g.vec_aligned(8) and g.vec_aligned(16)
+    g = kr.plan_reduce(("i", "j"), ("i",), (300, 999), (1002, 1))  # a[:, :999] of 1002 wide
+    assert not g.vec_aligned(4) and g.vec_aligned(8)
+    g = kr.plan_reduce(("i", "j"), ("i",), (1, 999), (7, 1))  # size-1 kept axes do not count
+    assert g.vec_aligned(4)
+    g = kr.plan_reduce(("i", "j"), ("i",), (300, 1000), (-1000, 1))  # reversed rows
+    assert g.path == "vec" and g.vec_aligned(4)
+    assert not kr.plan_reduce(("i", "j"), ("i",), (300, 1000), (2000, 2)).vec_aligned(4)
+
+
+# ------------------------------------------- red_vec's order, transcribed
+def vec_fold_groups(n, lane, L, V):
+    """red_fold_packs line by line: the element indices of each group lane folds, in order."""
+    GP = kr.GROUP // V
+    n_full, n_packs = n // V, -(-n // V)
+    groups, q0 = [], lane
+    while q0 + (GP - 1) * L < n_full:
+        groups.append([(q0 + j * L) * V + e for j in range(GP) for e in range(V)])
+        q0 += GP * L
+    if q0 < n_packs:
+        q_end, g, q = min(n_packs, q0 + GP * L), [], q0
+        while q < q_end:
+            g.extend(range(q * V, min(n, (q + 1) * V)))
+            q += L
+        groups.append(g)
+    return groups
+
+
+def vec_spec_groups(n, lane, L, V):
+    """The documented order: packs lane + jL, GROUP // V of them per group."""
+    GP = kr.GROUP // V
+    packs = list(range(lane, -(-n // V), L))
+    return [[i for q in packs[g:g + GP] for i in range(q * V, min(n, q * V + V))]
+            for g in range(0, len(packs), GP)]
+
+
+@pytest.mark.parametrize("V", [1, 2, 4, 8, 16])
+@pytest.mark.parametrize("L", [32, 64, 256])
+def test_vec_fold_order(L, V):
+    """The kernel's loops visit every element of a task once, in the documented order,
+    groups of at most GROUP elements, whatever n (multiples of the pack or not)."""
+    rng = np.random.default_rng(L * 100 + V)
+    ns = sorted({0, 1, V - 1, V, V + 1, L * V - 1, L * V, L * kr.GROUP, L * kr.GROUP + 1,
+                 3 * L * kr.GROUP - V, *rng.integers(1, 6 * L * kr.GROUP, 12).tolist()})
+    for n in ns:
+        seen = []
+        for lane in range(L):
+            got = vec_fold_groups(n, lane, L, V)
+            assert got == vec_spec_groups(n, lane, L, V), (n, lane)
+            assert all(0 < len(g) <= kr.GROUP for g in got)
+            seen += [i for g in got for i in g]
+        assert sorted(seen) == list(range(n)), n
+
+
+def _tree(v, width):
+    """The shuffle-down tree of red_block_merge / red_group_merge over `width` lanes:
+    lane 0's result (lane i + o past the group reads a lane whose value lane 0 never uses)."""
+    v = list(v)
+    o = width // 2
+    while o:
+        v = [v[i] + v[i + o] if i + o < len(v) else v[i] for i in range(len(v))]
+        o //= 2
+    return v[0]
+
+
+def vec_task_sum_f32(x, L, warp):
+    """red_vec's float32 sum of one task in the kernel's exact order (lanes, then the
+    group merge: a 32-lane tree, or a block of L threads: warp trees, then warp 0's tree)."""
+    f = np.float32
+    lane_sums = []
+    for lane in range(L):
+        v = f(0)
+        for g in vec_fold_groups(len(x), lane, L, 4):
+            acc = f(0)
+            for i in g:
+                acc = f(acc + x[i])
+            v = f(v + acc)
+        lane_sums.append(v)
+    if L <= 32:
+        return _tree(lane_sums, L)
+    warps = [_tree(lane_sums[w:w + warp], warp) for w in range(0, L, warp)]
+    return _tree(warps + [f(0)] * (warp - len(warps)), warp)
+
+
+@pytest.mark.parametrize("L,warp", [(32, 32), (32, 64), (256, 32), (256, 64)])
+def test_vec_order_rounding(L, warp):
+    """The grouped order keeps a float32 sum's error near (n / (32 L) + 32 + log2 L)
+    roundings of the magnitude, far below the tests' bound."""
+    rng = np.random.default_rng(L + warp)
+    for n in (5, 1000, 8192 + 3, 20000):
+        x = (rng.standard_normal(n) * 3 + 1).astype(np.float32)
+        got = vec_task_sum_f32(x, L, warp)
+        exact = np.sum(x.astype(np.float64))
+        steps = n / (32 * L) + 32 + np.log2(L)
+        assert abs(float(got) - exact) <= steps * 2 ** -24 * np.sum(np.abs(x.astype(np.float64)))
 
 
 def anti_reference(a, modes_a, modes_c, out_shape):
@@ -263,7 +401,7 @@ def test_source_is_portable():
 
 # ------------------------------------------------ the CuPy handlers, emulated
 _TYPE = {v: k for k, v in CTYPE.items()}
-_KERNEL = re.compile(r"hf::red_(block|thread|finish)<hf::red_(\w+)<(.*)> >$")
+_KERNEL = re.compile(r"hf::red_(block|thread|finish|vec)<hf::red_(\w+)<(.*)> >$")
 
 
 def _finalize(name, args, vals, count, corr, mode, out_dt):
@@ -308,6 +446,7 @@ class EmulatedKernel:
     def __call__(self, grid, block, args):
         assert len(grid) == 1 and 1 <= grid[0] <= kr.MAX_GRID
         assert len(block) == 1 and block[0] % 64 == 0 and block[0] <= 1024
+        self.block = block
         self.log.append(self.expr)
         if self.expr.startswith("hf::red_anti<"):
             return self._anti(*args)
@@ -325,10 +464,11 @@ class EmulatedKernel:
         return tuple(shape["dim"][:n]), tuple(strides["s"][:n])
 
     def _main(self, kind, name, targs, in_dt, out_dt, a, cj, out, part, keep, keep_a, keep_out,
-              red, red_a, n_out, n_split, chunk, count, corr, mode, alpha, beta):
+              red, red_a, n_out, n_split, chunk, count, corr, mode, alpha, beta, *vec_args):
         for x, t in ((cj, np.bool_), (n_out, np.int64), (n_split, np.int64), (chunk, np.int64),
                      (count, np.int64), (corr, np.float64), (mode, np.int32)):
             assert type(x) is t
+        assert len(vec_args) == (2 if kind == "vec" else 0)
         assert a.dtype == in_dt and out.dtype == out_dt
         assert alpha.dtype == out_dt and beta.dtype == out_dt
         kshape, ka = self._geom(keep, keep_a)
@@ -340,10 +480,25 @@ class EmulatedKernel:
             part.partials = {}
         fa, oa = flat_origin(a)
         fo, oo = flat_origin(out)
+        if kind == "vec":
+            lanes, vec = vec_args
+            assert type(lanes) is np.int32 and type(vec) is np.bool_
+            assert self.block[0] % lanes == 0 and (lanes == 32 or lanes == self.block[0])
+            assert count == 0 or (rshape, ra) == ((int(count),), (1,))  # one run of stride 1
+            V = max(1, 16 // a.itemsize)
         for t in range(int(n_out) * S):
-            m, s = (t // S, t % S) if kind == "block" else (t % n_out, t // n_out)
+            m, s = (t // S, t % S) if kind in ("block", "vec") else (t % n_out, t // n_out)
             ks = np.arange(s * chunk, min(count, (s + 1) * chunk))
-            rows = offset_of(ks, rshape, ra) if kind == "block" else thread_rows(ks, rshape, ra)
+            rows = offset_of(ks, rshape, ra) if kind != "thread" else thread_rows(ks, rshape, ra)
+            if kind == "vec":
+                start = oa + int(offset_of(m, kshape, ka)) + int(s * chunk)  # the task's row
+                if vec:  # every task's first element is 16-byte aligned
+                    assert (a.__array_interface__["data"][0]
+                            + (start - oa) * a.itemsize) % kr.PACK_BYTES == 0
+                order = [i for lane in range(int(lanes))
+                         for g in vec_fold_groups(len(ks), lane, int(lanes), V) for i in g]
+                assert sorted(order) == list(range(len(ks)))
+                rows = rows[order]
             vals = fa[oa + int(offset_of(m, kshape, ka)) + rows]
             vals = np.conj(vals) if cj else vals
             if S > 1:
@@ -402,6 +557,7 @@ def emu(monkeypatch):
                         lambda file, exprs: tuple(EmulatedKernel(e, log) for e in exprs))
     monkeypatch.setattr(rmod, "cupy", SimpleNamespace(
         empty=lambda n, dt: np.empty(n, dt).view(_Workspace)))
+    monkeypatch.setattr(rmod, "_address", lambda a: a.__array_interface__["data"][0])
 
     class Emulated(Backend):
         name = "emulated-cupy"
@@ -499,6 +655,28 @@ def test_emulated_split_reductions(emu, ref, shape, modes_c):
     xi = random_array(rng, shape, np.int16)
     desc = d.MetadataReduce(ReduceOp.SUM, modes, modes_c)
     _agree(run_prim(emu, desc, [xi]), run_prim(ref, desc, [xi]))
+
+
+@pytest.mark.parametrize("dt", ["f4", "f8", "c8", "i1", "i2"])
+def test_emulated_vec_paths(emu, ref, dt):
+    """red_vec with 32 lanes per row and a block per row / per split, aligned and offset
+    (unaligned) operands, K not a multiple of the pack: the launch checks the alignment
+    claim and the fold order covers every element once."""
+    rng = np.random.default_rng(19)
+    dt = np.dtype(dt)
+    for shape, modes_c, lanes in [((300, 1000), ("i",), 32), ((300, 997), ("i",), 32),
+                                  ((3, 20000), ("i",), 256), ((1, 70001), (), 256)]:
+        modes = MODES[:len(shape)]
+        flat = random_array(rng, (int(np.prod(shape)) + 1,), dt)
+        for x in (flat[:-1].reshape(shape), flat[1:].reshape(shape)):  # aligned, offset
+            for op in (ReduceOp.SUM, ReduceOp.MAX):
+                if op is ReduceOp.MAX and dt.kind == "c":
+                    continue
+                desc = d.ScalarReduce(op, modes, modes_c)
+                emu.log.clear()
+                _agree(run_prim(emu, desc, [x]), run_prim(ref, desc, [x]))
+                assert emu.log[0].startswith("hf::red_vec<")
+        assert kr.plan_reduce(modes, modes_c, shape, kr.c_strides(shape)).lanes == lanes
 
 
 @pytest.mark.parametrize("dt", ["?", "i2", "u4", "f4", "c16"])

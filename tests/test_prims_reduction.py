@@ -256,3 +256,79 @@ def test_reductions_repeat_bit_for_bit(be, rng):
     desc = d.AnalyticReduce(ReduceOp.VAR, ("i", "j"), (), 1.0)
     first = run_prim(be, desc, [x])
     np.testing.assert_array_equal(run_prim(be, desc, [x]), first)
+
+
+# ------------------------------------- contiguous runs (the GPU's vec path: red_vec)
+# (shape, kept modes): full reductions of one run and last-axis reductions, with 32 lanes
+# per row (300 rows), a block per row or per split (3 long rows, long 1-d runs), rows
+# whose length is not a multiple of the 16-byte pack (997, 33, 17, 70001), and splits.
+_VEC_SHAPES = [((1,), ()), ((17,), ()), ((1000,), ()), ((70001,), ()), ((300000,), ()),
+               ((300, 1000), ("i",)), ((300, 997), ("i",)), ((3, 20000), ("i",)),
+               ((5, 33), ("i",))]
+_VEC_DTYPES = ["float32", "float64", "complex64", "complex128", "float16", "int8", "int32",
+               "int64", "bool"]
+
+
+def _at_offset(be, xn, offset):
+    """xn's values stored `offset` elements into a fresh buffer (offset 1: not 16-byte
+    aligned, so the GPU loads the packs element by element)."""
+    flat = np.zeros(xn.size + offset, xn.dtype)
+    flat[offset:] = xn.reshape(-1)
+    return be.asarray(flat)[offset:].reshape(xn.shape)
+
+
+def _vec_ops(dt):
+    ops = [(d.ScalarReduce, ReduceOp.SUM)]
+    if dt.kind in "fc":
+        ops += [(d.ScalarReduce, ReduceOp.MEAN), (d.AnalyticReduce, ReduceOp.VAR)]
+    if dt.kind in "biuf":
+        ops += [(d.ScalarReduce, ReduceOp.MAX), (d.ScalarReduce, ReduceOp.MIN)]
+    if dt.kind in "bi":
+        ops += [(d.MetadataReduce, ReduceOp.ALL), (d.MetadataReduce, ReduceOp.ANY),
+                (d.ScalarReduce, ReduceOp.PROD)]
+    return ops
+
+
+@pytest.mark.parametrize("dt", _VEC_DTYPES)
+def test_contiguous_runs(be, rng, dt):
+    """Every reducer over contiguous runs, aligned and offset by one element (the same
+    values must give the same bits either way: the order does not depend on alignment)."""
+    dt = np.dtype(dt)
+    for shape, modes_c in _VEC_SHAPES:
+        if dt == np.float16 and shape[-1] > 1000:
+            continue  # NumPy's float16 reference sums round in float16
+        modes = MODES[:len(shape)]
+        axes = tuple(i for i, m in enumerate(modes) if m not in modes_c)
+        for fam, op in _vec_ops(dt):
+            xn = _data(rng, op, shape, dt)
+            if op is ReduceOp.PROD:  # few non-zeros, so products do not just vanish
+                xn = np.where(rng.random(shape) < 0.9, 1, xn).astype(dt)
+            desc = fam(op, modes, modes_c, 1.0) if fam is d.AnalyticReduce else fam(op, modes, modes_c)
+            odt = real_dtype(dt) if op is ReduceOp.VAR else _out_dtype(op, dt)
+            corr = 1.0 if op is ReduceOp.VAR else 0.0
+            if op is ReduceOp.VAR and int(np.prod([shape[a] for a in axes])) < 2:
+                continue
+            got = [_check(be, desc, _at_offset(be, xn, off), xn, op, modes_c, axes, odt, corr)
+                   for off in (0, 1)]
+            if be.name == "cupy":
+                np.testing.assert_array_equal(be.asnumpy(got[0]), be.asnumpy(got[1]))
+
+
+@pytest.mark.parametrize("op", [ReduceOp.MAX, ReduceOp.MIN, ReduceOp.SUM])
+@pytest.mark.parametrize("dt", FLOATS, ids=str)
+def test_contiguous_runs_nan(be, rng, op, dt):
+    """NaN anywhere in a run (in a whole pack, or in the cut last pack) wins; inf does not."""
+    for shape, modes_c in [((300, 997), ("i",)), ((4, 20001), ("i",)), ((70001,), ())]:
+        modes = MODES[:len(shape)]
+        axes = tuple(i for i, m in enumerate(modes) if m not in modes_c)
+        xn = random_array(rng, shape, dt).reshape(-1, shape[-1])
+        rows = xn.shape[0]
+        xn[: rows // 2, -1] = np.nan                                   # the cut pack
+        picked = range(rows // 2, rows, 3)                             # anywhere
+        xn[picked, rng.integers(0, shape[-1], len(picked))] = np.nan
+        xn[:, 0] = np.where(np.arange(rows) % 2, np.inf, -np.inf)
+        xn = xn.reshape(shape)
+        assert np.isnan(xn).any() and not np.isnan(xn).all()
+        for off in (0, 1):  # _check compares NaN positions (and max / min exactly)
+            _check(be, d.ScalarReduce(op, modes, modes_c), _at_offset(be, xn, off), xn, op,
+                   modes_c, axes, np.dtype(dt))

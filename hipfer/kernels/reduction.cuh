@@ -2,15 +2,21 @@
 //
 // A reduction is planned in Python (hipfer/kernels/reduction.py) as M outputs x K reduced
 // elements: the kept axes (output order) and the reduced axes each have an N-d shape and
-// element strides into the operand. Three kernels share one argument list, templated on a
+// element strides into the operand. Four kernels share one argument list, templated on a
 // Reducer policy (init / step / merge / finalize over an accumulator type):
+//   red_vec    -- the reduced elements of each output are one contiguous run (one reduced
+//                 axis of stride 1: a full reduction of a contiguous array, or the last
+//                 axis): a group of `lanes` threads (a whole block, or 32 lanes with several
+//                 tasks per block) per (output, split), reading 16-byte packs, many in
+//                 flight per thread;
 //   red_block  -- one block per (output, split): threads stride through the split's part of K
-//                 (for reduced axes that are contiguous, or a full reduction);
+//                 (reduced axes that are strided or N-d);
 //   red_thread -- one thread per (output, split), looping over its part of K in order
 //                 (for small K, or when neighbouring outputs are neighbours in memory);
 //   red_finish -- when K was split: one block per output merges the split partials.
 // The order of every sum depends only on the launch geometry, which Python derives from
-// the shapes alone: no atomics, so results repeat bit-for-bit.
+// the shapes alone (never from the device, the data's alignment or timing): no atomics,
+// so results repeat bit-for-bit.
 #pragma once
 #include "common.cuh"
 
@@ -20,6 +26,10 @@
 // Each thread folds its elements in groups of this many, then merges the group results:
 // the rounding error of a float sum grows with ~n / 32 + 32 sequential adds, not n.
 #define HF_RED_GROUP 32
+// red_vec loads up to this many 16-byte packs per thread before folding them (bytes in
+// flight: 128 per thread), red_thread up to this many elements of at most 8 bytes.
+#define HF_RED_UNROLL 8
+#define HF_RED_THREAD_BATCH 16
 
 namespace hf {
 
@@ -42,6 +52,32 @@ template <class R> __device__ __forceinline__ complex<R> red_scale(complex<R> a,
 __device__ __forceinline__ f32 red_sqrt(f32 v) { return sqrtf(v); }
 __device__ __forceinline__ f64 red_sqrt(f64 v) { return sqrt(v); }
 __device__ __forceinline__ i64 red_min_i64(i64 a, i64 b) { return a < b ? a : b; }
+
+// hf::offset_of over the first `ndim` axes, and element d of a geometry array, indexing the
+// by-value kernel arguments with constants only: a run-time index into an argument makes
+// the compiler copy the whole argument to the stack (local memory) in every thread
+// (nvcc: ~300 bytes per thread of local stores, and reads, for each launch).
+__device__ __forceinline__ i64 red_offset(i64 i, const Shape& shape, const Strides& st, int ndim) {
+  i64 off = 0;
+#pragma unroll
+  for (int d = HF_MAX_NDIM - 1; d >= 0; --d) {
+    if (d < ndim) {
+      const i64 n = shape.dim[d], q = i / n;
+      off += (i - q * n) * st.s[d];
+      i = q;
+    }
+  }
+  return off;
+}
+__device__ __forceinline__ i64 red_offset(i64 i, const Shape& shape, const Strides& st) {
+  return red_offset(i, shape, st, shape.ndim);
+}
+__device__ __forceinline__ i64 red_at(const i64 (&v)[HF_MAX_NDIM], int d) {
+  i64 r = 0;
+#pragma unroll
+  for (int i = 0; i < HF_MAX_NDIM; ++i) r = i == d ? v[i] : r;
+  return r;
+}
 
 // ---- the identities of MAX and MIN -----------------------------------------------------
 template <class T> struct red_limits;
@@ -223,6 +259,18 @@ __device__ typename R::acc_t red_block_merge(typename R::acc_t v) {
   return v;
 }
 
+// Merge one value per thread over groups of `lanes` consecutive threads; the group's first
+// thread gets the group's result. lanes == blockDim.x: red_block_merge. Otherwise lanes is
+// a power of two <= 32: a shuffle tree inside the group -- 32 divides the warp size (32 or
+// 64), so a group never straddles warps, and lane g * lanes reads only lanes of its own
+// group. Every thread of the block must call it (it may synchronise).
+template <class R>
+__device__ __forceinline__ typename R::acc_t red_group_merge(typename R::acc_t v, int lanes) {
+  if (lanes == (int)blockDim.x) return red_block_merge<R>(v);
+  for (int o = lanes >> 1; o > 0; o >>= 1) v = R::merge(v, red_shfl(v, o));
+  return v;
+}
+
 // out = alpha * r + beta * out, never reading out when beta == 0 (it may be garbage).
 // Factors of 1 are skipped: (inf + 1j) * (1 + 0j) would make a NaN.
 template <class T>
@@ -243,7 +291,7 @@ __device__ __forceinline__ void red_store(typename R::out_t* out, typename R::ac
     part[t] = v;
     return;
   }
-  const i64 o = offset_of(m, keep, keep_out);
+  const i64 o = red_offset(m, keep, keep_out);
   out[o] = red_axpby(alpha, R::finalize(v, p), beta, out, o);
 }
 
@@ -277,9 +325,108 @@ __device__ __forceinline__ typename R::acc_t red_fold_strided(
     }
     for (; k < k_end; k += B) v = R::step(v, load(a, base + k * st, cj));
   } else {
-    for (; k < k_end; k += B) v = R::step(v, load(a, base + offset_of(k, red, red_a), cj));
+    for (; k < k_end; k += B) v = R::step(v, load(a, base + red_offset(k, red, red_a), cj));
   }
   return v;
+}
+
+// ---- the contiguous path: 16-byte packs -------------------------------------------------
+// V elements (16 bytes) of a contiguous run; alignas(16) makes a pack one vector access.
+template <class T> struct red_vec_width { static const int value = sizeof(T) >= 16 ? 1 : 16 / (int)sizeof(T); };
+template <class T, int V> struct alignas(16) red_pack { T v[V]; };
+
+// Pack q of row (elements [qV, qV + V)): one 16-byte load when row is 16-byte aligned
+// (vec), else V element loads of the same values.
+template <int V, class T>
+__device__ __forceinline__ red_pack<T, V> red_load_pack(const T* row, i64 q, bool vec) {
+  if (vec) return reinterpret_cast<const red_pack<T, V>*>(row)[q];
+  red_pack<T, V> r;
+#pragma unroll
+  for (int e = 0; e < V; ++e) r.v[e] = row[q * V + e];
+  return r;
+}
+
+// One lane's share of a contiguous run row[0, n) (one task's elements in the reduced
+// order), folded into a fresh accumulator. The order is a function of (n, L, V) alone:
+//  * pack q is row[qV, qV + V) cut at n (V = 16 bytes / element size); lane `lane` of L
+//    takes packs lane, lane + L, lane + 2L, ... (its j-th pack is q = lane + jL, so
+//    neighbouring lanes read neighbouring 16 bytes);
+//  * the lane's packs go in groups of GP = HF_RED_GROUP / V (HF_RED_GROUP elements):
+//    group g is j in [g GP, (g + 1) GP). A group folds its elements in order (j, then the
+//    position in the pack) into a fresh accumulator; the lane merges the group results
+//    in order of g (so the rounding error of a float sum grows like n / (L * 32) + 32
+//    adds per lane, then the lanes' tree).
+// A group of whole packs (all before n_full) loads HF_RED_UNROLL packs before folding
+// them; the lane's last group, if it holds a cut or missing pack, loads element by element
+// (only the lane's last group can: the loop below stops at the first group that reaches
+// n_full, and the next one would start at >= n_full + L - GP + GP >= n_packs). Whether a
+// pack loads as a vector or as elements does not change its values: the result does not
+// depend on the alignment of the data.
+template <class R>
+__device__ __forceinline__ typename R::acc_t red_fold_packs(const typename R::in_t* row, bool cj,
+                                                          i64 n, i64 lane, i64 L, bool vec) {
+  typedef typename R::in_t In;
+  typedef typename R::acc_t A;
+  const int V = red_vec_width<In>::value;
+  const int GP = HF_RED_GROUP / V;  // V <= 16 < HF_RED_GROUP
+  const int U = GP < HF_RED_UNROLL ? GP : HF_RED_UNROLL;  // divides GP (powers of two)
+  const i64 n_full = n / V, n_packs = (n + V - 1) / V;
+  A v = R::init();
+  i64 q0 = lane;  // the group's first pack
+  for (; q0 + (GP - 1) * L < n_full; q0 += GP * L) {
+    A g = R::init();
+#pragma unroll
+    for (int j0 = 0; j0 < GP; j0 += U) {
+      red_pack<In, V> x[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) x[u] = red_load_pack<V>(row, q0 + (j0 + u) * L, vec);
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+#pragma unroll
+        for (int e = 0; e < V; ++e) g = R::step(g, cj ? conj(x[u].v[e]) : x[u].v[e]);
+      }
+    }
+    v = R::merge(v, g);
+  }
+  if (q0 < n_packs) {  // the last group: its packs q0 + jL (j < GP) below n_packs, cut at n
+    A g = R::init();
+    const i64 q_end = red_min_i64(n_packs, q0 + GP * L);
+    for (i64 q = q0; q < q_end; q += L) {
+      const i64 e1 = red_min_i64(n, (q + 1) * V);
+      for (i64 i = q * V; i < e1; ++i) g = R::step(g, load(row, i, cj));
+    }
+    v = R::merge(v, g);
+  }
+  return v;
+}
+
+// Task t = m * n_split + s (as red_block) is K's elements [s chunk, min(K, (s + 1) chunk))
+// of output m, contiguous at a + offset_of(m) + s chunk (red: one axis, stride 1). A group of
+// `lanes` threads reduces one task: blockDim.x / lanes tasks side by side per block, the
+// block striding over the tasks. Each lane folds its packs (red_fold_packs), then the group
+// merges its lanes (red_group_merge). vec: a and every task's start are 16-byte aligned
+// (Python checks the pointer, the kept strides and chunk).
+template <class R>
+__global__ void red_vec(HF_RED_ARGS, i32 lanes, bool vec) {
+  typedef typename R::acc_t A;
+  static_assert(sizeof(A) <= HF_RED_ACC_BYTES, "accumulator larger than the workspace slot");
+  const red_params p = {count, corr, mode};
+  const i64 L = lanes, per_block = blockDim.x / lanes, n_tasks = n_out * n_split;
+  const i64 lane = threadIdx.x % lanes;
+  // every thread of the block runs the same iterations: the merge may synchronise
+  for (i64 t0 = (i64)blockIdx.x * per_block; t0 < n_tasks; t0 += (i64)gridDim.x * per_block) {
+    const i64 t = t0 + threadIdx.x / lanes;
+    const bool live = t < n_tasks;
+    const i64 m = live ? t / n_split : 0, s = t - m * n_split;
+    A v = R::init();
+    if (live) {
+      const i64 k0 = s * chunk;
+      const i64 n = red_min_i64(count, k0 + chunk) - k0;
+      v = red_fold_packs<R>(a + red_offset(m, keep, keep_a) + k0, cj, n, lane, L, vec);
+    }
+    v = red_group_merge<R>(v, lanes);
+    if (live && lane == 0) red_store<R>(out, part, t, m, n_split, keep, keep_out, v, p, alpha, beta);
+  }
 }
 
 template <class R>
@@ -290,7 +437,7 @@ __global__ void red_block(HF_RED_ARGS) {
   const i64 B = blockDim.x;
   for (i64 t = blockIdx.x; t < n_out * n_split; t += gridDim.x) {
     const i64 m = t / n_split, s = t - m * n_split;
-    const i64 base = offset_of(m, keep, keep_a);
+    const i64 base = red_offset(m, keep, keep_a);
     const i64 k1 = red_min_i64(count, (s + 1) * chunk);
     A v = R::init();
     for (i64 k = s * chunk + threadIdx.x; k < k1; k += HF_RED_GROUP * B) {
@@ -309,18 +456,46 @@ __global__ void red_thread(HF_RED_ARGS) {
   const red_params p = {count, corr, mode};
   // Walk K as rows of the innermost reduced axis: one N-d offset per row, not per element.
   const int last = red.ndim - 1;
-  const i64 n_last = red.dim[last], s_last = red_a.s[last];
-  Shape outer = red;
-  outer.ndim = last;
+  const i64 n_last = red_at(red.dim, last), s_last = red_at(red_a.s, last);
+  typedef typename R::in_t In;
+  // elements loaded before they are folded (in flight per thread): 16 of <= 4 bytes, 8 of
+  // 8, 4 of 16
+  const int NB = sizeof(In) <= 4 ? HF_RED_THREAD_BATCH : (sizeof(In) <= 8 ? 8 : 4);
   HF_GRID_LOOP(t, n_out * n_split) {
     const i64 s = t / n_out, m = t - s * n_out;  // neighbouring threads: neighbouring outputs
-    const i64 base = offset_of(m, keep, keep_a);
+    const i64 base = red_offset(m, keep, keep_a);
     const i64 k1 = red_min_i64(count, (s + 1) * chunk);
+    if (red.ndim == 1) {
+      // One reduced axis: the same order as the general loop below (groups of
+      // HF_RED_GROUP consecutive k from s * chunk, merged in order), loading NB elements
+      // of a whole group before folding them.
+      const i64 st = red_a.s[0];
+      const typename R::in_t* row = a + base;
+      A v = R::init();
+      for (i64 k = s * chunk; k < k1; k += HF_RED_GROUP) {
+        A group = R::init();
+        if (k + HF_RED_GROUP <= k1) {
+#pragma unroll
+          for (int j0 = 0; j0 < HF_RED_GROUP; j0 += NB) {
+            In x[NB];
+#pragma unroll
+            for (int u = 0; u < NB; ++u) x[u] = load(row, (k + j0 + u) * st, cj);
+#pragma unroll
+            for (int u = 0; u < NB; ++u) group = R::step(group, x[u]);
+          }
+        } else {
+          for (i64 j = k; j < k1; ++j) group = R::step(group, load(row, j * st, cj));
+        }
+        v = R::merge(v, group);
+      }
+      red_store<R>(out, part, m * n_split + s, m, n_split, keep, keep_out, v, p, alpha, beta);
+      continue;
+    }
     A v = R::init(), group = R::init();
     int in_group = 0;
     for (i64 k = s * chunk; k < k1;) {
       const i64 q = k / n_last, i = k - q * n_last;
-      const i64 row = base + offset_of(q, outer, red_a) + i * s_last;
+      const i64 row = base + red_offset(q, red, red_a, last) + i * s_last;
       const i64 e = red_min_i64(k1 - k, n_last - i);
       for (i64 j = 0; j < e; ++j) {
         group = R::step(group, load(a, row + j * s_last, cj));
@@ -348,7 +523,7 @@ __global__ void red_finish(const typename R::acc_t* part, typename R::out_t* out
     for (i64 s = threadIdx.x; s < n_split; s += blockDim.x) v = R::merge(v, part[m * n_split + s]);
     v = red_block_merge<R>(v);
     if (threadIdx.x == 0) {
-      const i64 o = offset_of(m, keep, keep_out);
+      const i64 o = red_offset(m, keep, keep_out);
       out[o] = red_axpby(alpha, R::finalize(v, p), beta, out, o);
     }
   }
@@ -366,7 +541,9 @@ __global__ void red_anti(const T* a, bool cj, T* out, Shape shape, Strides a_st,
   HF_GRID_LOOP(i, n) {
     i64 r = i, off_a = 0, off_o = 0, prev = 0;
     bool diag = true;
-    for (int d = shape.ndim - 1; d >= 0; --d) {
+#pragma unroll
+    for (int d = HF_MAX_NDIM - 1; d >= 0; --d) {  // constant indices: see red_offset
+      if (d >= shape.ndim) continue;
       const i64 dim = shape.dim[d], q = r / dim, idx = r - q * dim;
       r = q;
       off_a += idx * a_st.s[d];

@@ -10,6 +10,16 @@ contiguous. Repeated labels
 
 Launch geometry (block size, splits of K) comes from the shapes and strides only, never
 from the device or from timing: a given call sums in the same order every time.
+
+Paths (choose_path / plan_reduce):
+  'vec'    -- one reduced run of stride 1 (a full reduction of a contiguous operand, the
+              last axis of a C-contiguous one): red_vec reads 16-byte packs, 128 bytes in
+              flight per thread; rows up to VEC_WARP_K elements take 32 lanes (8 rows per
+              block), longer ones a block of VEC_BLOCK threads per (row, split);
+  'block'  -- other layouts whose reduced elements are neighbours (or M == 1);
+  'thread' -- one thread per output when K is small or the outputs are the neighbours.
+Whether red_vec's packs load as vectors (the pointer, the kept strides and the split
+starts all 16-byte aligned) is decided at run time and does not change the order.
 """
 from __future__ import annotations
 
@@ -39,6 +49,22 @@ MIN_PER_THREAD_SERIAL = 64
 #: grid cap (kernels loop over their tasks)
 MAX_GRID = 1 << 16
 THREAD_BLOCK = 256
+#: elements a thread folds per group (HF_RED_GROUP in reduction.cuh)
+GROUP = 32
+#: the vec path: VEC_BLOCK threads per block; rows of up to VEC_WARP_K elements take
+#: VEC_WARP_LANES lanes each when there are at least VEC_WARP_MIN_M of them (several rows
+#: per block, a shuffle merge), else a whole block per (row, split)
+VEC_BLOCK = 256
+VEC_WARP_LANES = 32
+VEC_WARP_K = 16384
+VEC_WARP_MIN_M = 256
+#: split K until about this many lanes are busy (1024 blocks of VEC_BLOCK; at 128 bytes
+#: in flight each, 32 MiB in flight: enough for any current GPU), but every split gives
+#: each lane at least MIN_GROUPS_VEC groups of GROUP elements
+TARGET_VEC_THREADS = 1 << 18
+MIN_GROUPS_VEC = 2
+#: bytes of one vector load of red_vec (a pack)
+PACK_BYTES = 16
 
 # finalize variants (red_params.mode)
 MODE_PLAIN, MODE_MEAN_OR_STD = 0, 1
@@ -101,7 +127,8 @@ class ReduceGeometry:
     keep_shape / keep_a: kept axes in output order (not merged: the output layout is
     only known at execute, see keep_layout). red_shape / red_a: reduced axes, merged.
     path 'block': one block of `block` threads per (output, split); 'thread': one thread
-    per (output, split). K is cut into n_split splits of `chunk` elements; n_split > 1
+    per (output, split); 'vec': `lanes` threads per (output, split), block // lanes of them
+    per block (red_a == (1,)). K is cut into n_split splits of `chunk` elements; n_split > 1
     needs the finish kernel (one block of `finish_block` threads per output)."""
     keep_shape: Tuple[int, ...]
     keep_a: Tuple[int, ...]
@@ -115,6 +142,18 @@ class ReduceGeometry:
     chunk: int
     grid: int
     finish_block: int
+    lanes: int
+
+    def vec_aligned(self, itemsize: int) -> bool:
+        """Whether every task of the vec path starts 16 bytes after a's first element
+        times a whole number: kept strides and split starts are multiples of a pack.
+        (The run also checks a's pointer.)"""
+        if self.path != "vec":
+            return False
+        steps = [s for n, s in zip(self.keep_shape, self.keep_a) if n > 1]
+        if self.n_split > 1:
+            steps.append(self.chunk)
+        return all(s * itemsize % PACK_BYTES == 0 for s in steps)
 
 
 def _round_up(n: int, m: int) -> int:
@@ -142,6 +181,11 @@ def choose_path(M: int, K: int, red_inner: int, keep_inner: int) -> str:
     return "block" if red_inner <= keep_inner else "thread"
 
 
+def vec_lanes(M: int, K: int) -> int:
+    """Threads per (output, split) of the vec path."""
+    return VEC_WARP_LANES if K <= VEC_WARP_K and M >= VEC_WARP_MIN_M else VEC_BLOCK
+
+
 def _split(M: int, K: int, per_split_min: int, want: int) -> Tuple[int, int]:
     """(n_split, chunk): enough splits of K to make `want` tasks in all, each split at
     least per_split_min elements, at most MAX_SPLIT."""
@@ -153,10 +197,19 @@ def _split(M: int, K: int, per_split_min: int, want: int) -> Tuple[int, int]:
 def launch_geometry(M: int, K: int, path: str):
     """(block, n_split, chunk, grid, finish_block) for M outputs of K elements."""
     if M == 0 or K == 0:  # nothing to read: one task per output finalizes the identity
-        block = 64 if path == "block" else THREAD_BLOCK
-        grid = M if path == "block" else _cdiv(M, block)
+        block = 64 if path in ("block", "vec") else THREAD_BLOCK  # vec: lanes == block
+        grid = M if path in ("block", "vec") else _cdiv(M, block)
         return block, 1, 0, max(1, min(grid, MAX_GRID)), 64
-    if path == "block":
+    if path == "vec":
+        # a split is whole rounds of the lanes' groups (lanes * GROUP elements, a multiple
+        # of every pack width), so each split starts on a pack
+        lanes = vec_lanes(M, K)
+        block, per_block, rnd = VEC_BLOCK, VEC_BLOCK // lanes, lanes * GROUP
+        n_split, chunk = _split(M, K, rnd * MIN_GROUPS_VEC, _cdiv(TARGET_VEC_THREADS, lanes))
+        chunk = _round_up(chunk, rnd)
+        n_split = _cdiv(K, chunk)
+        grid = min(_cdiv(M * n_split, per_block), MAX_GRID)
+    elif path == "block":
         block = min(256, max(64, _round_up(_cdiv(K, 8), 64)))
         n_split, chunk = _split(M, K, block * MIN_PER_THREAD_BLOCK, TARGET_BLOCKS)
         chunk = _round_up(chunk, block)  # every split starts on a whole block stride
@@ -174,7 +227,9 @@ def plan_reduce(modes_a: Sequence[Hashable], modes_c: Sequence[Hashable],
                 shape: Sequence[int], strides: Sequence[int],
                 path: Optional[str] = None) -> ReduceGeometry:
     """Map a(modes_a) with element strides onto M x K (repeated labels: the diagonal).
-    path forces 'block' or 'thread' (tests); None picks one from the layout."""
+    path forces 'block', 'thread' or 'vec' (tests; 'vec' needs one reduced run of
+    stride 1); None picks one from the layout, 'vec' where that holds and choose_path
+    says 'block'."""
     labels, sizes, st = diagonal(modes_a, shape, strides)
     by_label = dict(zip(labels, zip(sizes, st)))
     keep_shape = tuple(by_label[m][0] for m in modes_c)
@@ -186,15 +241,21 @@ def plan_reduce(modes_a: Sequence[Hashable], modes_c: Sequence[Hashable],
     red_shape, (red_a,) = collapse([n for n, _ in red], [s for _, s in red])
     M = int(np.prod(keep_shape, dtype=np.int64)) if keep_shape else 1
     K = int(np.prod(red_shape, dtype=np.int64))
+    contiguous = red_a == (1,)  # collapse leaves one axis: K elements in a row
     if path is None:
         _, (ka,) = collapse(keep_shape, keep_a)
         keep_inner = abs(ka[-1]) if M > 1 else 0
         path = choose_path(M, K, abs(red_a[-1]), keep_inner)
-    elif path not in ("block", "thread"):
-        raise ValueError(f"path must be 'block' or 'thread', got {path!r}")
+        if path == "block" and contiguous:
+            path = "vec"
+    elif path not in ("block", "thread", "vec"):
+        raise ValueError(f"path must be 'block', 'thread' or 'vec', got {path!r}")
+    elif path == "vec" and not contiguous:
+        raise ValueError(f"path 'vec' needs one reduced axis of stride 1, got strides {red_a}")
     block, n_split, chunk, grid, finish_block = launch_geometry(M, K, path)
+    lanes = {"thread": 1, "block": block}.get(path) or (vec_lanes(M, K) if M and K else block)
     return ReduceGeometry(keep_shape, keep_a, red_shape, red_a, M, K, path, block, n_split,
-                          chunk, grid, finish_block)
+                          chunk, grid, finish_block, lanes)
 
 
 def keep_layout(g: ReduceGeometry, out_strides: Sequence[int]):
@@ -246,9 +307,9 @@ class Reducer:
     group: str         # kernel group of the offline dump, e.g. red_sum
 
     @property
-    def kernels(self) -> Tuple[str, str, str]:
-        """(block, thread, finish) kernel name expressions."""
-        return tuple(f"hf::red_{k}<{self.expr} >" for k in ("block", "thread", "finish"))
+    def kernels(self) -> Tuple[str, str, str, str]:
+        """(block, thread, finish, vec) kernel name expressions."""
+        return tuple(f"hf::red_{k}<{self.expr} >" for k in ("block", "thread", "finish", "vec"))
 
 
 def reducer(op: ReduceOp, dtype, pre: Optional[UnaryOp] = None, out_dtype=None) -> Reducer:

@@ -50,6 +50,11 @@ def _check(a, dtype, a_strides, out, out_shape, out_dtype):
                          f"got {out.shape} and {out.dtype}")
 
 
+def _address(a) -> int:
+    """Device address of a's first element (the kernels' `a`)."""
+    return a.data.ptr
+
+
 def _out_elem_strides(out):
     size = out.dtype.itemsize
     return tuple(s // size for s in out.strides)
@@ -67,12 +72,18 @@ class _ReduceRun:
         self.layouts: dict = {}
         if g.M == 0:
             return
-        k_block, k_thread, self.k_finish = get_kernels(kr.FILE, red.kernels)
-        self.k_main = k_block if g.path == "block" else k_thread
+        k_block, k_thread, self.k_finish, k_vec = get_kernels(kr.FILE, red.kernels)
+        self.k_main = {"block": k_block, "thread": k_thread, "vec": k_vec}[g.path]
         self.cj = np.bool_(conj)
         self.red_args = (shape_arg(g.red_shape), strides_arg(g.red_a), np.int64(g.M),
                          np.int64(g.n_split), np.int64(g.chunk), np.int64(g.K),
                          np.float64(corr), np.int32(red.mode))
+        # red_vec: (lanes, vec) after alpha / beta; vec when a's pointer is aligned too
+        self.vec_tails = None
+        if g.path == "vec":
+            tail = np.int32(g.lanes)
+            self.vec_tails = ((tail, np.bool_(False)), (tail, np.bool_(True)))
+            self.vec_ok = g.vec_aligned(dtype.itemsize)
         self.finish_args = (np.int64(g.M), np.int64(g.n_split), np.int64(g.K),
                             np.float64(corr), np.int32(red.mode))
         self.finish_grid = (min(g.M, kr.MAX_GRID),)
@@ -96,8 +107,10 @@ class _ReduceRun:
             return
         keep, ka, ko = self._layout(out)
         part = cupy.empty(g.M * g.n_split * kr.ACC_BYTES, _U8) if g.n_split > 1 else out
-        self.k_main((g.grid,), (g.block,),
-                    (a, self.cj, out, part, keep, ka, ko) + self.red_args + (al, be))
+        args = (a, self.cj, out, part, keep, ka, ko) + self.red_args + (al, be)
+        if self.vec_tails is not None:
+            args += self.vec_tails[self.vec_ok and _address(a) % kr.PACK_BYTES == 0]
+        self.k_main((g.grid,), (g.block,), args)
         if g.n_split > 1:
             self.k_finish(self.finish_grid, (g.finish_block,),
                           (part, out, keep, ko) + self.finish_args + (al, be))
