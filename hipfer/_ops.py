@@ -111,6 +111,18 @@ def _alloc_permuted(be, out, perm):
     return buf.transpose(inv)
 
 
+def _execute(be, hit, datas):
+    """Allocate the outputs of a site's (plan, output axis order) and run the plan."""
+    p, perm = hit
+    outs = p.outs
+    if perm is not None:
+        out = _alloc_permuted(be, outs[0], perm)
+    else:
+        out = be.empty(*outs[0]) if len(outs) == 1 else _alloc(be, outs)
+    be.execute(p, datas, out)
+    return out
+
+
 def run_arrays(be, desc, datas: Sequence, conj: Optional[tuple] = None, out=None,
                out_shape: Optional[tuple] = None, **params):
     """Plan and execute on backend arrays; returns the output array (or tuple).
@@ -196,14 +208,7 @@ class Site:
                         conj=(True,) if cj else None)
             hit = (p, self._out_perm(p, (a,)))
             be.plans.put_site(key, hit)
-        p, perm = hit
-        outs = p.outs
-        if perm is not None:
-            out = _alloc_permuted(be, outs[0], perm)
-        else:
-            out = be.empty(*outs[0]) if len(outs) == 1 else _alloc(be, outs)
-        be.execute(p, [a], out)
-        return out
+        return _execute(be, hit, [a])
 
     def _out_perm(self, p, arrays):
         """The axis order to allocate the output in, or None for C order (see keep_layout)."""
@@ -231,14 +236,7 @@ class Site:
                         conj=(ca, cb) if ca or cb else None)
             hit = (p, self._out_perm(p, (a, b)))
             be.plans.put_site(key, hit)
-        p, perm = hit
-        outs = p.outs
-        if perm is not None:
-            out = _alloc_permuted(be, outs[0], perm)
-        else:
-            out = be.empty(*outs[0]) if len(outs) == 1 else _alloc(be, outs)
-        be.execute(p, [a, b], out)
-        return out
+        return _execute(be, hit, [a, b])
 
     def run(self, tensors: Sequence):
         """desc on any number of Tensors; returns the raw output array(s)."""

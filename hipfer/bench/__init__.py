@@ -287,6 +287,11 @@ def run(args, out=None, progress=None) -> int:
         "summary": _summary(rows),
     }
     result["meta"]["elapsed_s"] = round(time.perf_counter() - t0, 2)
+    return _write(result, args, out, report)
+
+
+def _write(result, args, out, report) -> int:
+    """The table to out, --json and --plot to their files; the exit status."""
     out.write(report.format_table(result))
     out.flush()
     if args.json:
@@ -306,13 +311,7 @@ def _replay(args, out, report) -> int:
         raise UsageError(f"--load {args.load}: {e}") from None
     if not isinstance(result, dict) or not {"meta", "limits", "cases", "summary"} <= set(result):
         raise UsageError(f"--load {args.load}: not a hipfer bench --json result")
-    out.write(report.format_table(result))
-    out.flush()
-    if args.json:
-        report.write_json(result, args.json)
-    if args.plot:
-        report.write_plot(result, args.plot)
-    return 1 if result["summary"]["errors"] else 0
+    return _write(result, args, out, report)
 
 
 def build_parser(prog: str = "hipfer bench") -> argparse.ArgumentParser:
