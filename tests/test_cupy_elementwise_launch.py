@@ -342,6 +342,18 @@ def test_output_order_k_lets_permuted_dense_operands_vectorise():
     assert _variant(d.ScalarBinary(BinaryOp.ADD), [a, a + 1], out=out) == "vec"
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.int8, np.complex128, np.bool_])
+def test_a_transposed_copy_takes_the_tiled_kernel(dt):
+    """MakeContiguous of a transposed array (a C-ordered out, the input's unit stride on
+    the other axis): the tiled copy kernel."""
+    x = np.ones((48, 40), dt).T
+    k = _run(d.MakeContiguous(), [x])
+    assert k.variant == "tile" and k.block == (ek.TILE_BLOCK,) and "_tile<" in k.expr
+    k = _run(d.PointwiseCast(np.dtype(dt)), [np.ones((3, 64, 40), dt).transpose(0, 2, 1)],
+             out=Arr(np.empty((3, 40, 64), dt)))
+    assert k.variant == "tile"
+
+
 @pytest.mark.parametrize("desc, arrays", [
     (d.AnalyticUnary(UnaryOp.EXP), lambda: [np.ones((48, 40), np.float32).T]),
     (d.ScalarBinary(BinaryOp.ADD), lambda: [np.ones((48, 40), np.float32).T, np.ones((40, 48), np.float32)]),
@@ -351,14 +363,17 @@ def test_output_order_k_lets_permuted_dense_operands_vectorise():
     (d.MaskWhere(), lambda: [np.ones((33, 70), bool).T, np.ones((70, 33)), np.ones((33, 70)).T]),
     (d.PointwiseCast(np.float16), lambda: [np.ones((3, 64, 40), np.int64).transpose(0, 2, 1)[:, ::-1]]),
 ])
-def test_inputs_transposed_to_the_output_take_the_tiled_kernel(desc, arrays):
+def test_other_ops_on_transposed_inputs_take_the_nd_kernel(desc, arrays):
+    """Only copies have a tiled kernel (compile time, see elementwise.tile_of): the other
+    ops read an input transposed to a C-ordered out through the N-d kernel."""
     k = _run(desc, arrays())
-    assert k.variant == "tile" and k.block == (ek.TILE_BLOCK,) and "_tile<" in k.expr
+    assert k.variant == "nd"
 
 
-def test_f_ordered_out_of_c_inputs_is_tiled():
+def test_f_ordered_out_of_c_inputs():
     x = np.ones((40, 64), np.float32)
-    assert _variant(d.AnalyticUnary(UnaryOp.EXP), [x], out=Arr(np.empty((40, 64), np.float32, order="F"))) == "tile"
+    assert _variant(d.AnalyticUnary(UnaryOp.EXP), [x], out=Arr(np.empty((40, 64), np.float32, order="F"))) == "nd"
+    assert _variant(d.MakeContiguous(), [x], out=Arr(np.empty((40, 64), np.float32, order="F"))) == "tile"
 
 
 @pytest.mark.parametrize("arrays", [
@@ -429,5 +444,5 @@ def test_random_layouts_address_what_numpy_broadcasts(seed):
 def test_tiles_walk_in_bands(shape):
     """More tile rows than one band (TILE_BAND), the last band partial, with batch axes."""
     x = np.ones(shape, np.float32)
-    k = _run(d.AnalyticUnary(UnaryOp.EXP), [np.swapaxes(x, -1, -2)])
+    k = _run(d.MakeContiguous(), [np.swapaxes(x, -1, -2)])
     assert k.variant == "tile"

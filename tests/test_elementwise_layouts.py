@@ -1,7 +1,8 @@
 """Elementwise kernels over strided, broadcast and transposed layouts (issue 7): the N-d
 kernel's runs (vector loads for unit-stride operands, one load for stride 0, tails of
-rows that are not a multiple of the run), the tiled kernel for inputs laid out
-transposed to the output (tile edges, batch axes, staged and direct operands mixed),
+rows that are not a multiple of the run), inputs laid out transposed to the output (the
+tiled kernel for plain copies: tile edges, batch axes, several bands; the N-d kernel for
+the other ops),
 outputs in any memory order (F-ordered or permuted outs take the vector kernel when the
 inputs are laid out alike), scalar (0-d) operands, unaligned pointers, empty and 0-d.
 
@@ -172,3 +173,14 @@ def test_tiles_over_several_bands(be, rng):
     got = _check(be, d.ScalarBinary(BinaryOp.ADD), [a, b], lambda p, q: (p.T, q), "C")
     assert_elementwise(got, a.T + b)
     _check(be, d.AnalyticUnary(UnaryOp.EXP), [b], lambda p: p.T, "C", exact_ref=np.exp)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.int8, np.complex128, np.float16], ids=lambda t: np.dtype(t).name)
+@pytest.mark.parametrize("shape", [(70, 1100), (3, 45, 37), (17, 16)])
+def test_transposed_copies(be, rng, dt, shape):
+    """MakeContiguous of a transposed array (the tiled copy on the GPU): every byte."""
+    x = random_array(rng, shape, dt)
+    src = be.asarray(x)
+    view = src.swapaxes(-1, -2) if hasattr(src, "swapaxes") else src
+    got = run_prim(be, d.MakeContiguous(), [view])
+    assert_same(got, np.ascontiguousarray(np.swapaxes(x, -1, -2)))

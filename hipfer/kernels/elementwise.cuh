@@ -12,9 +12,10 @@
 //           (aligned) is read with vector loads, one with inner stride 0 once per run.
 //           After merging axes plain contiguous and 1-d strided operands are rank 1 (no
 //           division at all): the contiguous path for unaligned pointers.
-//   *_tile  (unary, binary, where) an input whose unit-stride axis is the second to last
-//           while the output's is the last (a.T + b): 32 x 32 tiles of the last two axes,
-//           such inputs read coalesced along their own axis into shared memory, the output
+//   *_tile  (unary; instantiated for the plain copies only, see elementwise.py tile_of)
+//           an input whose unit-stride axis is the second to last while the output's is
+//           the last (a transposed array made contiguous): tiles of the last two axes, the
+//           input read coalesced along its own axis into shared memory, the output
 //           written coalesced along its own.
 // Inputs may be read conjugated: `conj` is a bitmask (bit k: input k), folded into the
 // load. Ops are the functors of ops.cuh; the instantiations are listed by
@@ -444,36 +445,6 @@ __global__ void ew_binary_nd(const A* a, const B* b, R* out, i64 n, Shape shape,
   }, sa, sb, so);
 }
 
-template <class Op, class A, class B, class R>
-__global__ void HF_TILE_BOUNDS(tile_geom<A, B, R>) ew_binary_tile(const A* a, const B* b, R* out, i64 n, Shape shape, Strides sa, Strides sb,
-                               Strides so, int conj) {
-  typedef tile_geom<A, B, R> G;
-  constexpr int E = G::E;
-  HF_TILE_SHARED(A, sha, G);
-  HF_TILE_SHARED(B, shb, G);
-  const bool c0 = conj & 1, c1 = conj & 2;
-  const int la = shape.ndim - 2, lb = shape.ndim - 1;
-  const i64 sa_a = at(sa.s, la), sa_b = at(sa.s, lb), sb_a = at(sb.s, la), sb_b = at(sb.s, lb), so_a = at(so.s, la), so_b = at(so.s, lb);
-  const bool ta = tile_transposed(sa_a, sa_b), tb = tile_transposed(sb_a, sb_b);
-  for_tiles<G>(n, shape, [&](const i64* off, int ea, int eb) {
-    if (ta || tb) {
-      __syncthreads();
-      if (ta) tile_stage<G>(sha, a, off[0], sa_a, sa_b, ea, eb, c0);
-      if (tb) tile_stage<G>(shb, b, off[1], sb_a, sb_b, ea, eb, c1);
-      __syncthreads();
-    }
-    A va[E];
-    B vb[E];
-    R r[E];
-    tile_read<G>(va, sha, ta, a, off[0], sa_a, sa_b, ea, eb, c0);
-    tile_read<G>(vb, shb, tb, b, off[1], sb_a, sb_b, ea, eb, c1);
-#pragma unroll
-    for (int k = 0; k < E; ++k)
-      if (tile_in<G>(k, ea, eb)) r[k] = op_call<Op>(va[k], vb[k]);
-    tile_write<G>(out, off[2], so_a, so_b, ea, eb, r);
-  }, sa, sb, so);
-}
-
 // ---- where: out = c ? a : b (conj bits 1 and 2 are a and b) ----
 template <class T>
 __global__ void ew_where_vec(const bool* c, const T* a, const T* b, T* out, i64 n, int conj) {
@@ -505,39 +476,6 @@ __global__ void ew_where_nd(const bool* c, const T* a, const T* b, T* out, i64 n
 #pragma unroll
     for (int j = 0; j < N; ++j) r[j] = vc[j] ? va[j] : vb[j];
     store_run(out, off[3], io, cnt, r);
-  }, sc, sa, sb, so);
-}
-
-template <class T>
-__global__ void HF_TILE_BOUNDS(tile_geom<bool, T>) ew_where_tile(const bool* c, const T* a, const T* b, T* out, i64 n, Shape shape, Strides sc,
-                              Strides sa, Strides sb, Strides so, int conj) {
-  typedef tile_geom<bool, T> G;
-  constexpr int E = G::E;
-  HF_TILE_SHARED(bool, shc, G);
-  HF_TILE_SHARED(T, sha, G);
-  HF_TILE_SHARED(T, shb, G);
-  const bool c1 = conj & 2, c2 = conj & 4;
-  const int la = shape.ndim - 2, lb = shape.ndim - 1;
-  const i64 sc_a = at(sc.s, la), sc_b = at(sc.s, lb), sa_a = at(sa.s, la), sa_b = at(sa.s, lb), sb_a = at(sb.s, la), sb_b = at(sb.s, lb), so_a = at(so.s, la), so_b = at(so.s, lb);
-  const bool tc = tile_transposed(sc_a, sc_b), ta = tile_transposed(sa_a, sa_b),
-             tb = tile_transposed(sb_a, sb_b);
-  for_tiles<G>(n, shape, [&](const i64* off, int ea, int eb) {
-    if (tc || ta || tb) {
-      __syncthreads();
-      if (tc) tile_stage<G>(shc, c, off[0], sc_a, sc_b, ea, eb, false);
-      if (ta) tile_stage<G>(sha, a, off[1], sa_a, sa_b, ea, eb, c1);
-      if (tb) tile_stage<G>(shb, b, off[2], sb_a, sb_b, ea, eb, c2);
-      __syncthreads();
-    }
-    bool vc[E];
-    T va[E], vb[E], r[E];
-    tile_read<G>(vc, shc, tc, c, off[0], sc_a, sc_b, ea, eb, false);
-    tile_read<G>(va, sha, ta, a, off[1], sa_a, sa_b, ea, eb, c1);
-    tile_read<G>(vb, shb, tb, b, off[2], sb_a, sb_b, ea, eb, c2);
-#pragma unroll
-    for (int k = 0; k < E; ++k)
-      if (tile_in<G>(k, ea, eb)) r[k] = vc[k] ? va[k] : vb[k];
-    tile_write<G>(out, off[3], so_a, so_b, ea, eb, r);
   }, sc, sa, sb, so);
 }
 
