@@ -74,6 +74,7 @@ def backend_of(tensors):
 
 
 def _alloc(be, outs):
+    """The output array of a one-output plan, else the tuple of its outputs."""
     if len(outs) == 1:
         return be.empty(*outs[0])
     return tuple(be.empty(s, dt) for s, dt in outs)
@@ -118,7 +119,7 @@ def _execute(be, hit, datas):
     if perm is not None:
         out = _alloc_permuted(be, outs[0], perm)
     else:
-        out = be.empty(*outs[0]) if len(outs) == 1 else _alloc(be, outs)
+        out = _alloc(be, outs)
     be.execute(p, datas, out)
     return out
 
@@ -139,7 +140,7 @@ def run_arrays(be, desc, datas: Sequence, conj: Optional[tuple] = None, out=None
     p = be.plan(desc, dtypes, shapes, strides=strides, conj=conj)
     if out is None:
         outs = p.outs
-        out = be.empty(*outs[0]) if len(outs) == 1 else _alloc(be, outs)
+        out = _alloc(be, outs)
     be.execute(p, datas, out, **params)
     return out
 
@@ -281,6 +282,6 @@ class CallSite:
                                  conj=conj if True in conj else None)
             self._key = key
         outs = self._plan.outs
-        out = be.empty(*outs[0]) if len(outs) == 1 else _alloc(be, outs)
+        out = _alloc(be, outs)
         be.execute(self._plan, datas, out)
         return out
