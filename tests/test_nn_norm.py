@@ -367,7 +367,7 @@ def test_geometry(itemsize, kernel):
                 assert g.tiles == max(1, -(-cols // (g.tpr * v)))
                 # the fewest threads that hold the row; more tiles only past the largest block
                 assert g.tpr == 1 or (g.tpr // 2) * v < cols
-                assert g.tiles == 1 or g.tpr == K.MAX_BLOCK
+                assert g.tiles == 1 or g.tpr == K.MAX_BLOCKS[kernel]
                 n_acc = K.N_ACC.get(kernel, 0)
                 assert g.smem == (teams * n_acc * cols * itemsize if teams > 1 else 0)
                 assert g.smem <= 46 * 1024               # within every device's default

@@ -19,7 +19,7 @@
 // row operand 16-byte aligned and cols % W == 0) a vector is one 16-byte load or store,
 // otherwise W scalar ones; both give the same values in the same registers, so the
 // results do not depend on alignment. The host picks tpr so that a row fits one tile
-// (tpr * V >= cols) up to tpr = 1024. Longer rows take several tiles: pass 1 reads them
+// (tpr * V >= cols) up to the kernel's largest block. Longer rows take several tiles: pass 1 reads them
 // all, merging each tile's statistics into the thread's; pass 2 walks them backwards, so
 // the last tile is still in registers and the others are read again, most recent first
 // (from cache).
@@ -34,6 +34,11 @@
 // Largest block (kernels/fused_norm.py MAX_BLOCK): nvcc must keep a 1024-thread block
 // within the register file (<= 64 registers a thread), or the launch fails.
 #define HF_NORM_MAX_BLOCK 1024
+// The forward kernels' largest block (MAX_BLOCKS): a row of 32 four-byte values a thread
+// needs more than 64 registers, and spilling the rest cost a third of the bandwidth on
+// an H200 (softmax 0.67 -> 0.88 of the floor at 65536 x 1000 float32 with 512). Rows
+// longer than 512 threads' values take several tiles instead.
+#define HF_NORM_FWD_MAX_BLOCK 512
 // Columns a block of fused_norm_column_sums / _column_products covers: 32 lanes of one
 // vector each (a tile width, not the warp size).
 #define HF_NORM_COL_LANES 32
@@ -210,6 +215,13 @@ template <class T> struct norm_sum2 {
     return {HF_SHFL_XOR(a, m), HF_SHFL_XOR(b, m)};
   }
 };
+template <class T> struct norm_max_of {
+  T m;
+  static __device__ __forceinline__ norm_max_of merge(norm_max_of a, norm_max_of b) {
+    return {norm_max(a.m, b.m)};
+  }
+  __device__ __forceinline__ norm_max_of shfl_xor(int k) const { return {HF_SHFL_XOR(m, k)}; }
+};
 // A max m and the sum s of exp(v - m) over the values seen; m = -inf with s = 0 when no
 // value was above -inf.
 template <class T> struct norm_exp_sum {
@@ -312,11 +324,35 @@ __device__ __forceinline__ void norm_exp_tile(norm_exp_sum<T>& st, T (&v)[V],
   st.s = s;
 }
 
+// A row held in one tile (the common case): its max first, then the sum of exp(v - max)
+// relative to it -- two team reductions of one max or add per step, where merging
+// (max, sum) pairs would take two exps per step on the reduction's critical path. Leaves
+// v[i] = exp(v[i] - max) (0 where the row has no value, or no value above -inf) and
+// returns the row's (max, sum).
+template <class T, int V>
+__device__ __forceinline__ norm_exp_sum<T> norm_exp_row(T (&v)[V], const norm_tile<T, V>& tl,
+                                                        int tpr) {
+  norm_max_of<T> mx = {norm_neg_inf<T>()};
+#pragma unroll
+  for (int i = 0; i < V; ++i)
+    if (tl.has(i)) mx.m = norm_max(mx.m, v[i]);
+  const T m = norm_team_reduce(mx, tpr).m;
+  const bool live = m != norm_neg_inf<T>();
+  norm_sum<T> s = {T(0)};
+#pragma unroll
+  for (int i = 0; i < V; ++i) {
+    const T e = norm_exp(v[i] - m);
+    v[i] = live && tl.has(i) ? e : T(0);
+    s.s += v[i];
+  }
+  return {m, norm_team_reduce(s, tpr).s};
+}
+
 // y = exp(x - max) / sum(exp(x - max)). The thread's exps are relative to its own max, and
 // rescaled to the row's once. out may be x (in place): each value is read, then written,
 // by the same thread.
 template <class T, int V>
-__global__ void __launch_bounds__(HF_NORM_MAX_BLOCK)
+__global__ void __launch_bounds__(HF_NORM_FWD_MAX_BLOCK)
 fused_softmax_rows(const T* x, T* out, i64 rows, i64 cols, int tpr, int vec) {
   const norm_team tm = norm_team_of(tpr);
   const int tiles = norm_tiles<V>(cols, tpr);
@@ -325,6 +361,15 @@ fused_softmax_rows(const T* x, T* out, i64 rows, i64 cols, int tpr, int vec) {
     const norm_row rw = norm_row_of(g, tm, rows, cols);
     const T* xr = x + rw.base;
     T v[V];
+    if (tiles == 1) {
+      const norm_tile<T, V> tl(0, tm, rw.n);
+      norm_load(xr, tl, vec, v);
+      const T inv = T(1) / norm_exp_row(v, tl, tpr).s;
+#pragma unroll
+      for (int i = 0; i < V; ++i) v[i] *= inv;
+      norm_store(out + rw.base, tl, vec, v);
+      continue;
+    }
     norm_exp_sum<T> st = {norm_neg_inf<T>(), T(0)};
     for (int t = 0; t < tiles; ++t) {
       const norm_tile<T, V> tl(t, tm, rw.n);
@@ -352,7 +397,7 @@ fused_softmax_rows(const T* x, T* out, i64 rows, i64 cols, int tpr, int vec) {
 // A row whose max is not finite (all -inf, a +inf, a NaN) has that max as its result;
 // no columns give -inf.
 template <class T, int V>
-__global__ void __launch_bounds__(HF_NORM_MAX_BLOCK)
+__global__ void __launch_bounds__(HF_NORM_FWD_MAX_BLOCK)
 fused_logsumexp_rows(const T* x, T* out, i64 rows, i64 cols, int tpr, int vec) {
   const norm_team tm = norm_team_of(tpr);
   const int tiles = norm_tiles<V>(cols, tpr);
@@ -360,13 +405,20 @@ fused_logsumexp_rows(const T* x, T* out, i64 rows, i64 cols, int tpr, int vec) {
   for (i64 g = blockIdx.x; g < groups; g += gridDim.x) {
     const norm_row rw = norm_row_of(g, tm, rows, cols);
     T v[V];
-    norm_exp_sum<T> st = {norm_neg_inf<T>(), T(0)};
-    for (int t = 0; t < tiles; ++t) {
-      const norm_tile<T, V> tl(t, tm, rw.n);
+    norm_exp_sum<T> row;
+    if (tiles == 1) {
+      const norm_tile<T, V> tl(0, tm, rw.n);
       norm_load(x + rw.base, tl, vec, v);
-      norm_exp_tile(st, v, tl);
+      row = norm_exp_row(v, tl, tpr);
+    } else {
+      norm_exp_sum<T> st = {norm_neg_inf<T>(), T(0)};
+      for (int t = 0; t < tiles; ++t) {
+        const norm_tile<T, V> tl(t, tm, rw.n);
+        norm_load(x + rw.base, tl, vec, v);
+        norm_exp_tile(st, v, tl);
+      }
+      row = norm_team_reduce(st, tpr);
     }
-    const norm_exp_sum<T> row = norm_team_reduce(st, tpr);
     if (tm.lane == 0 && rw.r < rows)  // m - m: 0 iff m is finite
       out[rw.r] = row.m - row.m == T(0) ? row.m + norm_log(row.s) : row.m;
   }
@@ -431,7 +483,7 @@ __device__ __forceinline__ norm_moments<T> norm_tile_moments(const T (&v)[V],
 
 // xhat = (x - mean) / std, std = sqrt(var + eps) (biased var), y = xhat * gamma + beta.
 template <class T, int V>
-__global__ void __launch_bounds__(HF_NORM_MAX_BLOCK)
+__global__ void __launch_bounds__(HF_NORM_FWD_MAX_BLOCK)
 fused_layer_norm(const T* x, const T* gamma, const T* beta, T* y, T* xhat, T* std_,
                  i64 rows, i64 cols, int tpr, int vec, T eps) {
   constexpr int W = norm_tile<T, V>::W;
@@ -441,14 +493,31 @@ fused_layer_norm(const T* x, const T* gamma, const T* beta, T* y, T* xhat, T* st
   for (i64 g = blockIdx.x; g < groups; g += gridDim.x) {
     const norm_row rw = norm_row_of(g, tm, rows, cols);
     T v[V];
-    norm_moments<T> st = {T(0), T(0), T(0)};
-    for (int t = 0; t < tiles; ++t) {
-      const norm_tile<T, V> tl(t, tm, rw.n);
+    T mean, m2;
+    if (tiles == 1) {  // the row's mean, then its squared deviations: two plain sums
+      const norm_tile<T, V> tl(0, tm, rw.n);
       norm_load(x + rw.base, tl, vec, v);
-      st = norm_moments<T>::merge(st, norm_tile_moments(v, tl));
+      norm_sum<T> s = {T(0)};
+#pragma unroll
+      for (int i = 0; i < V; ++i) s.s += v[i];  // 0 past the row's end
+      mean = norm_team_reduce(s, tpr).s / T(cols);
+      s.s = T(0);
+#pragma unroll
+      for (int i = 0; i < V; ++i)
+        if (tl.has(i)) s.s += (v[i] - mean) * (v[i] - mean);
+      m2 = norm_team_reduce(s, tpr).s;
+    } else {  // tiles merged as they stream past (Chan et al.)
+      norm_moments<T> st = {T(0), T(0), T(0)};
+      for (int t = 0; t < tiles; ++t) {
+        const norm_tile<T, V> tl(t, tm, rw.n);
+        norm_load(x + rw.base, tl, vec, v);
+        st = norm_moments<T>::merge(st, norm_tile_moments(v, tl));
+      }
+      const norm_moments<T> row = norm_team_reduce(st, tpr);
+      mean = row.mean;
+      m2 = row.m2;
     }
-    const norm_moments<T> row = norm_team_reduce(st, tpr);
-    const T mean = row.mean, sd = norm_sqrt(row.m2 / T(cols) + eps), rs = T(1) / sd;
+    const T sd = norm_sqrt(m2 / T(cols) + eps), rs = T(1) / sd;
     for (int t = tiles - 1; t >= 0; --t) {
       const norm_tile<T, V> tl(t, tm, rw.n);
       if (t != tiles - 1) norm_load(x + rw.base, tl, vec, v);
@@ -538,7 +607,7 @@ fused_layer_norm_backward(const T* grad, const T* xhat, const T* std_, const T* 
 // ---- RMS norm ------------------------------------------------------------------------------
 // rms = sqrt(mean(x^2) + eps), y = x / rms * gamma.
 template <class T, int V>
-__global__ void __launch_bounds__(HF_NORM_MAX_BLOCK)
+__global__ void __launch_bounds__(HF_NORM_FWD_MAX_BLOCK)
 fused_rms_norm(const T* x, const T* gamma, T* y, T* rms, i64 rows, i64 cols, int tpr,
                int vec, T eps) {
   constexpr int W = norm_tile<T, V>::W;
@@ -549,11 +618,16 @@ fused_rms_norm(const T* x, const T* gamma, T* y, T* rms, i64 rows, i64 cols, int
     const norm_row rw = norm_row_of(g, tm, rows, cols);
     T v[V];
     norm_sum<T> ss = {T(0)};
-    for (int t = 0; t < tiles; ++t) {
-      const norm_tile<T, V> tl(t, tm, rw.n);
-      norm_load(x + rw.base, tl, vec, v);
+    if (tiles == 1) {
+      norm_load(x + rw.base, norm_tile<T, V>(0, tm, rw.n), vec, v);
 #pragma unroll
       for (int i = 0; i < V; ++i) ss.s += v[i] * v[i];
+    } else {
+      for (int t = 0; t < tiles; ++t) {
+        norm_load(x + rw.base, norm_tile<T, V>(t, tm, rw.n), vec, v);
+#pragma unroll
+        for (int i = 0; i < V; ++i) ss.s += v[i] * v[i];
+      }
     }
     const T rm = norm_sqrt(norm_team_reduce(ss, tpr).s / T(cols) + eps), rr = T(1) / rm;
     for (int t = tiles - 1; t >= 0; --t) {

@@ -23,6 +23,10 @@ N_ACC = {"layer_norm_backward": 2, "rms_norm_backward": 1}
 KERNELS = tuple(VALUES) + ("norm_column_products", "norm_column_sums")
 
 MAX_BLOCK = 1024          # HF_NORM_MAX_BLOCK
+#: the largest block (and team) of each row kernel: the forward ones are compiled for
+#: HF_NORM_FWD_MAX_BLOCK = 512 threads, so that their rows stay in registers unspilled
+MAX_BLOCKS = {k: 512 if k in ("softmax_rows", "logsumexp_rows", "layer_norm", "rms_norm")
+              else MAX_BLOCK for k in VALUES}
 #: block size when teams are at most a warp (several rows per block)
 SMALL_TEAMS_BLOCK = 256
 #: threads an SM / CU keeps resident (NVIDIA 2048; AMD 2048-2560), when the occupancy
@@ -69,12 +73,12 @@ class Geometry:
     smem: int    # dynamic shared memory per block, bytes (the teams' column sums)
 
 
-def team_size(cols: int, per_thread: int) -> int:
-    """Threads per row: the fewest (a power of two, at most MAX_BLOCK) that hold a row of
+def team_size(cols: int, per_thread: int, max_block: int = MAX_BLOCK) -> int:
+    """Threads per row: the fewest (a power of two, at most max_block) that hold a row of
     cols at per_thread values each. Fewer threads with full registers keep more rows in
     flight than more threads with idle ones (the registers are allocated either way)."""
     tpr = 1
-    while tpr < MAX_BLOCK and tpr * per_thread < cols:
+    while tpr < max_block and tpr * per_thread < cols:
         tpr *= 2
     return tpr
 
@@ -86,11 +90,11 @@ def geometry(kernel: str, rows: int, cols: int, itemsize: int, sm_count: int,
     the device keeps resident (or fewer blocks when the rows run out), each block looping
     over its row groups. It depends on the shapes and the device alone, so the order of
     every sum (and the result) repeats from run to run."""
-    v = values(kernel, itemsize)
-    if cols >= 2 ** 31 - MAX_BLOCK * v:  # columns within a row are 32-bit in the kernels
+    v, top = values(kernel, itemsize), MAX_BLOCKS[kernel]
+    if cols >= 2 ** 31 - top * v:  # columns within a row are 32-bit in the kernels
         raise ValueError(f"{kernel}: rows of {cols} columns are too long for the GPU kernels "
-                         f"(at most {2 ** 31 - MAX_BLOCK * v - 1})")
-    tpr = team_size(cols, v)
+                         f"(at most {2 ** 31 - top * v - 1})")
+    tpr = team_size(cols, v, top)
     block = tpr if tpr > 32 else SMALL_TEAMS_BLOCK
     teams = block // tpr
     tiles = max(1, -(-cols // (tpr * v)))
