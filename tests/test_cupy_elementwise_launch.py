@@ -149,11 +149,20 @@ class FakeKernel:
                 offs = _tiles(int(n), geom[0], geom[1:], *ek.tile_shape(*(a.dtype for a in ops)), ek.TILE)
             _check_mapping(ins, out, offs)
         else:
-            width = 16 // max(a.dtype.itemsize for a in ops)
-            for arr in ops:
-                assert arr.a.size == out.a.size and arr.data.ptr % (width * arr.dtype.itemsize) == 0
+            width = ek.vec_width(*(a.dtype for a in ops))
+            splat = 0
+            if self.n_in:  # bit k: input k is a broadcast scalar, read at offset 0
+                splat, rest = rest[0], rest[1:]
+                assert type(splat) is np.int32
+            self.splat = splat
+            for k, arr in enumerate(ops):
+                if splat >> k & 1:
+                    assert arr.a.size == 1
+                else:
+                    assert arr.a.size == out.a.size and arr.data.ptr % (width * arr.dtype.itemsize) == 0
             # one flat index for every operand: each must be dense in the same memory order
-            offs = [np.arange(int(n), dtype=np.int64)] * len(ops)
+            offs = [np.zeros(int(n), np.int64) if splat >> k & 1 else np.arange(int(n), dtype=np.int64)
+                    for k in range(len(ops))]
             if self.n_in:
                 _check_mapping(ins, out, offs)
             else:
@@ -196,10 +205,11 @@ def test_contiguous_aligned_takes_the_vector_kernel():
     x = np.ones((4, 5), np.float32)
     assert _run(d.AnalyticUnary(UnaryOp.EXP), [x]).variant == "vec"
     assert _run(d.ScalarBinary(BinaryOp.ADD), [x, x + 1]).variant == "vec"
-    k = _run(d.ComplexRealUnary(UnaryOp.ABS), [np.ones(7, np.complex64)])
+    k = _run(d.ComplexRealUnary(UnaryOp.ABS), [_aligned(7, np.complex64)], out=Arr(_aligned(7, np.float32)))
     assert k.variant == "vec" and "hf::complex<float>, float" in k.expr
     # one complex128 per 16 bytes: no vector kernel, the N-d one at rank 1
-    assert _run(d.ComplexRealUnary(UnaryOp.ABS), [np.ones(7, np.complex128)]).variant == "nd"
+    z = np.ones(7, np.complex128)
+    assert _run(d.ScalarBinary(BinaryOp.ADD), [z, z]).variant == "nd"
 
 
 @pytest.mark.parametrize("make", [
@@ -212,11 +222,12 @@ def test_strided_inputs_take_the_nd_kernel(make):
     assert _run(d.AnalyticUnary(UnaryOp.SQRT), make()).variant == "nd"
 
 
-@pytest.mark.parametrize("shapes", [((3, 1, 4), (5, 1)), ((), (2, 3)), ((6,), (1,)), ((2, 1), (2, 7))])
-def test_broadcast_binary(shapes):
+@pytest.mark.parametrize("shapes, variant", [(((3, 1, 4), (5, 1)), "nd"), (((), (2, 3)), "nd"),
+                                             (((6,), (1,)), "vec"), (((2, 1), (2, 7)), "nd")])
+def test_broadcast_binary(shapes, variant):
     a = np.ones(shapes[0], np.int16)
     b = np.ones(shapes[1], np.int16)[..., ::-1]
-    assert _run(d.ScalarBinary(BinaryOp.MUL), [a, b]).variant == "nd"
+    assert _run(d.ScalarBinary(BinaryOp.MUL), [a, b]).variant == variant  # a scalar b: vec
 
 
 def test_where_and_mask_where_broadcast():
@@ -365,9 +376,26 @@ def test_a_transposed_copy_takes_the_tiled_kernel(dt):
 ])
 def test_other_ops_on_transposed_inputs_take_the_nd_kernel(desc, arrays):
     """Only copies have a tiled kernel (compile time, see elementwise.tile_of): the other
-    ops read an input transposed to a C-ordered out through the N-d kernel."""
-    k = _run(desc, arrays())
+    ops read an input transposed to a C-ordered out through the N-d kernel, over blocks
+    of the two axes (two more axes) where their lengths allow (FakeKernel checks the
+    addresses)."""
+    arrays = arrays()
+    k = _run(desc, arrays)
     assert k.variant == "nd"
+    blocked = all(n % 8 == 0 for n in arrays[0].shape[-2:])
+    run, _ = _plan(desc, arrays)
+    lay = run.__closure__  # the launcher's C-order layout: its geometry's rank
+    ranks = [c.cell_contents.lay_c[-1][0]["ndim"] for c in lay if isinstance(c.cell_contents, ce._Launcher)]
+    assert ranks and (ranks[0] >= 4) == blocked
+
+
+def test_blocked_geometry():
+    shape, strides = (40, 96), [(1, 40), (96, 1), (96, 1)]
+    assert ce._blocked(shape, strides, 0, 4) == (
+        (5, 3, 8, 32), [(8, 32 * 40, 1, 40), (8 * 96, 32, 96, 1), (8 * 96, 32, 96, 1)])
+    assert ce._blocked((3, 64, 64), [(4096, 1, 64), (4096, 64, 1)], 1, 4) == (
+        (3, 2, 2, 32, 32), [(4096, 32, 32 * 64, 1, 64), (4096, 32 * 64, 32, 64, 1)])
+    assert ce._blocked((36, 64), [(1, 36), (64, 1)], 0, 4) is None  # 36: not a multiple of 8
 
 
 def test_f_ordered_out_of_c_inputs():
@@ -381,19 +409,36 @@ def test_f_ordered_out_of_c_inputs():
     lambda: [np.ones((64, 32), np.float32), np.ones(64, np.float32)[:, None]],   # column broadcast
     lambda: [np.ones(64, np.float32)[:, None], np.ones(32, np.float32)[None, :]],  # outer
     lambda: [np.ones((64, 64), np.float32)[:, ::2], np.ones((64, 32), np.float32)],  # step-sliced
-    lambda: [np.ones((64, 32), np.float32), np.array(2.0, np.float32)],          # 0-d scalar
     lambda: [np.ones((7, 3), np.float32).T, np.ones((3, 7), np.float32)],        # small: no tiles
 ])
 def test_broadcast_and_strided_take_the_nd_kernel(arrays):
     assert _variant(d.ScalarBinary(BinaryOp.ADD), arrays()) == "nd"
 
 
-def test_where_with_a_scalar_operand_is_rank_one():
-    c = np.ones(1003, bool)
-    run, _ = _plan(d.MaskWhere(), [c, np.ones(1003, np.float32), np.array(0.0, np.float32)])
-    run([Arr(c), Arr(np.ones(1003, np.float32)), Arr(np.array(0.0, np.float32))], Arr(np.empty(1003, np.float32)))
+def _aligned(n, dt, align=64):
+    """n ones of dt starting at an address that is a multiple of align (as CuPy's are)."""
+    dt = np.dtype(dt)
+    buf = np.ones(n * dt.itemsize + align, np.uint8)
+    k = -buf.__array_interface__["data"][0] % align
+    return buf[k:k + n * dt.itemsize].view(dt)
+
+
+def test_broadcast_scalars_take_the_vector_kernel():
+    """A 0-d (or size-1) operand broadcast over a dense one: the vector kernel, reading it
+    once (its bit in splat), whatever its alignment."""
+    c, x = _aligned(1003, bool), _aligned(1003, np.float32)
+    zero = np.empty(2, np.float32)[1:].reshape(())  # 4-byte aligned only
+    run, _ = _plan(d.MaskWhere(), [c, x, zero])
+    run([Arr(c), Arr(x), Arr(zero)], Arr(_aligned(1003, np.float32)))
     k = FakeKernel.calls[-1]
-    assert k.variant == "nd"
+    assert k.variant == "vec" and k.splat == 4
+    k = _run(d.ScalarBinary(BinaryOp.MUL), [np.array(2.0), _aligned(64 * 32, np.float64).reshape(64, 32)],
+             out=Arr(_aligned(64 * 32, np.float64).reshape(64, 32)))
+    assert k.variant == "vec" and k.splat == 1
+    k = _run(d.ScalarBinary(BinaryOp.ADD), [np.ones((64, 32), np.float32), np.ones((1, 1), np.float32)])
+    assert k.variant == "vec" and k.splat == 2
+    k = _run(d.ScalarBinary(BinaryOp.ADD), [np.ones((64, 32), np.float32), np.ones((64, 32), np.float32)])
+    assert k.variant == "vec" and k.splat == 0
 
 
 def test_generate_keeps_c_order_for_any_out():

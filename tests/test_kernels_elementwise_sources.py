@@ -111,7 +111,12 @@ def test_tile_names_and_run_lengths():
     assert "static const int MA = size >= 16 ? 1 : size >= 4 ? 2 : 4;" in src
     assert "static const int MB = size >= 8 ? 1 : 2;" in src
     src = module_source(ek.FILE)
-    assert "const int value = vec_width<T...>::value > 4 ? vec_width<T...>::value : 4;" in src
+    assert "const int value = pack_width<T...>::value > 4 ? pack_width<T...>::value : 4;" in src
+    # vec_width<...>: 16 bytes of the narrowest operand, at most 32 of the widest
+    assert "static const int a = 16 / narrowest<T...>::value, b = 32 / widest<T...>::value;" in src
+    assert [ek.vec_width(*t) for t in ((np.float32,), (np.complex64, np.float32), (np.bool_, np.float32),
+                                       (np.complex128, np.float64), (np.complex128,), (np.int8, np.float64))] \
+        == [4, 4, 8, 2, 1, 4]
     assert f"#define HF_TILE {ek.TILE}" in src and f"#define HF_TILE_BAND {ek.TILE_BAND}" in src and "#define HF_TILE_ROWS 8" in src
     assert ek.TILE_BLOCK == ek.TILE * 8 and ek.TILE_BLOCK % 64 == 0
 

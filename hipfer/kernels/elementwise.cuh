@@ -1,10 +1,11 @@
 // elementwise.cuh -- the elementwise kernel templates (out[i] = f(inputs[i])).
 //
 // Every kernel comes in up to three variants:
-//   *_vec   all operands dense with the same layout (one flat index for all) and 16-byte
-//           aligned pointers: each thread handles V = 16 / sizeof(widest element)
-//           consecutive elements with one vector load per input and one vector store; a
-//           scalar tail covers n % V.
+//   *_vec   all operands dense with the same layout (one flat index for all) and aligned
+//           pointers, or broadcast scalars (bitmask `splat`: read once): each thread
+//           handles V = vec_width<...> consecutive elements with one vector load per input
+//           (16 bytes of the narrowest operand, at most 32 of the widest) and one vector
+//           store; a scalar tail covers n % V.
 //   *_nd    any layout: hf::Shape plus one hf::Strides (in elements) per operand, output
 //           included (broadcast inputs have stride 0). Each thread takes runs of
 //           N = nd_run<...> consecutive elements of the innermost axis: one nd_offsets per
@@ -31,8 +32,19 @@ template <class T> struct widest<T> { static const int value = sizeof(T); };
 template <class T, class U, class... Rest> struct widest<T, U, Rest...> {
   static const int value = sizeof(T) > widest<U, Rest...>::value ? (int)sizeof(T) : widest<U, Rest...>::value;
 };
-// Elements per thread on the vector path: one 16-byte access for the widest operand.
-template <class... T> struct vec_width { static const int value = 16 / widest<T...>::value; };
+template <class... T> struct narrowest;
+template <class T> struct narrowest<T> { static const int value = sizeof(T); };
+template <class T, class U, class... Rest> struct narrowest<T, U, Rest...> {
+  static const int value = sizeof(T) < narrowest<U, Rest...>::value ? (int)sizeof(T) : narrowest<U, Rest...>::value;
+};
+// Elements in one 16-byte access of the widest operand.
+template <class... T> struct pack_width { static const int value = 16 / widest<T...>::value; };
+// Elements per thread on the vector path: a 16-byte access for the narrowest operand, at
+// most two for the widest (abs of complex64 stores 16 bytes of float32 a thread, not 8).
+template <class... T> struct vec_width {
+  static const int a = 16 / narrowest<T...>::value, b = 32 / widest<T...>::value;
+  static const int value = a < b ? a : b;
+};
 
 template <class T, int V> struct alignas(sizeof(T) * V) pack { T v[V]; };
 template <int V, class T> __device__ __forceinline__ pack<T, V> load_pack(const T* p, i64 k) {
@@ -42,6 +54,18 @@ template <int V, class T> __device__ __forceinline__ void store_pack(T* p, i64 k
   reinterpret_cast<pack<T, V>*>(p)[k] = v;
 }
 template <class T> __device__ __forceinline__ T maybe_conj(T v, bool c) { return c ? conj(v) : v; }
+// Vector k of an input, or its one element repeated when it is a broadcast scalar
+// (`splat`, uniform per launch: x * 2.0 and where(c, x, 0.0) stay on the vector path).
+template <int V, class T> __device__ __forceinline__ pack<T, V> load_vec(const T* p, i64 k, bool splat) {
+  if (!splat) return load_pack<V>(p, k);
+  pack<T, V> r;
+  const T x = p[0];
+#pragma unroll
+  for (int j = 0; j < V; ++j) r.v[j] = x;
+  return r;
+}
+// Element t of an input on the vector path's tail.
+#define HF_AT(splat, t) ((splat) ? 0 : (t))
 
 // ---- the N-d path ---------------------------------------------------------------------
 __device__ __forceinline__ void add_strides(i64*, i64, int) {}
@@ -99,7 +123,7 @@ __device__ __forceinline__ void nd_offsets_outer(i64 i, const Shape& shape, int 
 // Elements per thread and run: at least 4 (loads in flight) and one 16-byte access of the
 // widest operand (hipfer.kernels.elementwise.nd_run mirrors it).
 template <class... T> struct nd_run {
-  static const int value = vec_width<T...>::value > 4 ? vec_width<T...>::value : 4;
+  static const int value = pack_width<T...>::value > 4 ? pack_width<T...>::value : 4;
 };
 // The vector access of one operand within a run: up to 16 bytes, at most the run.
 template <int N, class T> struct run_pack {
@@ -356,17 +380,17 @@ template <class Acc> struct ep_accumulate {
 
 // ---- unary: out = Op(x) ----
 template <class Op, class T, class R>
-__global__ void ew_unary_vec(const T* x, R* out, i64 n, int conj) {
+__global__ void ew_unary_vec(const T* x, R* out, i64 n, int splat, int conj) {
   const int V = vec_width<T, R>::value;
-  const bool c0 = conj & 1;
+  const bool c0 = conj & 1, s0 = splat & 1;
   HF_GRID_LOOP(k, n / V) {
-    pack<T, V> a = load_pack<V>(x, k);
+    pack<T, V> a = load_vec<V>(x, k, s0);
     pack<R, V> r;
 #pragma unroll
     for (int j = 0; j < V; ++j) r.v[j] = op_call<Op>(maybe_conj(a.v[j], c0));
     store_pack<V>(out, k, r);
   }
-  HF_TAIL_LOOP(t, n, V) out[t] = op_call<Op>(load(x, t, c0));
+  HF_TAIL_LOOP(t, n, V) out[t] = op_call<Op>(load(x, HF_AT(s0, t), c0));
 }
 
 template <class Op, class T, class R>
@@ -412,18 +436,18 @@ __global__ void HF_TILE_BOUNDS(tile_geom<T, R>) ew_unary_tile(const T* x, R* out
 
 // ---- binary: out = Op(a, b) ----
 template <class Op, class A, class B, class R>
-__global__ void ew_binary_vec(const A* a, const B* b, R* out, i64 n, int conj) {
+__global__ void ew_binary_vec(const A* a, const B* b, R* out, i64 n, int splat, int conj) {
   const int V = vec_width<A, B, R>::value;
-  const bool c0 = conj & 1, c1 = conj & 2;
+  const bool c0 = conj & 1, c1 = conj & 2, s0 = splat & 1, s1 = splat & 2;
   HF_GRID_LOOP(k, n / V) {
-    pack<A, V> pa = load_pack<V>(a, k);
-    pack<B, V> pb = load_pack<V>(b, k);
+    pack<A, V> pa = load_vec<V>(a, k, s0);
+    pack<B, V> pb = load_vec<V>(b, k, s1);
     pack<R, V> r;
 #pragma unroll
     for (int j = 0; j < V; ++j) r.v[j] = op_call<Op>(maybe_conj(pa.v[j], c0), maybe_conj(pb.v[j], c1));
     store_pack<V>(out, k, r);
   }
-  HF_TAIL_LOOP(t, n, V) out[t] = op_call<Op>(load(a, t, c0), load(b, t, c1));
+  HF_TAIL_LOOP(t, n, V) out[t] = op_call<Op>(load(a, HF_AT(s0, t), c0), load(b, HF_AT(s1, t), c1));
 }
 
 template <class Op, class A, class B, class R>
@@ -447,17 +471,17 @@ __global__ void ew_binary_nd(const A* a, const B* b, R* out, i64 n, Shape shape,
 
 // ---- where: out = c ? a : b (conj bits 1 and 2 are a and b) ----
 template <class T>
-__global__ void ew_where_vec(const bool* c, const T* a, const T* b, T* out, i64 n, int conj) {
-  const int V = vec_width<T>::value;
-  const bool c1 = conj & 2, c2 = conj & 4;
+__global__ void ew_where_vec(const bool* c, const T* a, const T* b, T* out, i64 n, int splat, int conj) {
+  const int V = vec_width<bool, T>::value;
+  const bool c1 = conj & 2, c2 = conj & 4, s0 = splat & 1, s1 = splat & 2, s2 = splat & 4;
   HF_GRID_LOOP(k, n / V) {
-    pack<bool, V> pc = load_pack<V>(c, k);
-    pack<T, V> pa = load_pack<V>(a, k), pb = load_pack<V>(b, k), r;
+    pack<bool, V> pc = load_vec<V>(c, k, s0);
+    pack<T, V> pa = load_vec<V>(a, k, s1), pb = load_vec<V>(b, k, s2), r;
 #pragma unroll
     for (int j = 0; j < V; ++j) r.v[j] = pc.v[j] ? maybe_conj(pa.v[j], c1) : maybe_conj(pb.v[j], c2);
     store_pack<V>(out, k, r);
   }
-  HF_TAIL_LOOP(t, n, V) out[t] = c[t] ? load(a, t, c1) : load(b, t, c2);
+  HF_TAIL_LOOP(t, n, V) out[t] = c[HF_AT(s0, t)] ? load(a, HF_AT(s1, t), c1) : load(b, HF_AT(s2, t), c2);
 }
 
 template <class T>
@@ -506,11 +530,11 @@ __global__ void ew_generate_nd(T* out, i64 n, Shape shape, Strides so, W a, W b)
 
 // ---- scaled unary: out = Epi(Op(x), out; alpha, beta) ----
 template <class Op, class Epi, class T>
-__global__ void ew_unary_scaled_vec(const T* x, T* out, i64 n, int conj, T alpha, T beta) {
+__global__ void ew_unary_scaled_vec(const T* x, T* out, i64 n, int splat, int conj, T alpha, T beta) {
   const int V = vec_width<T>::value;
-  const bool c0 = conj & 1, rd = Epi::reads_out(beta);
+  const bool c0 = conj & 1, s0 = splat & 1, rd = Epi::reads_out(beta);
   HF_GRID_LOOP(k, n / V) {
-    pack<T, V> a = load_pack<V>(x, k), o{}, r;
+    pack<T, V> a = load_vec<V>(x, k, s0), o{}, r;
     if (rd) o = load_pack<V>(out, k);
 #pragma unroll
     for (int j = 0; j < V; ++j)
@@ -518,7 +542,7 @@ __global__ void ew_unary_scaled_vec(const T* x, T* out, i64 n, int conj, T alpha
     store_pack<V>(out, k, r);
   }
   HF_TAIL_LOOP(t, n, V)
-    out[t] = Epi::apply(T(op_call<Op>(load(x, t, c0))), rd ? out[t] : T(0), alpha, beta, rd);
+    out[t] = Epi::apply(T(op_call<Op>(load(x, HF_AT(s0, t), c0))), rd ? out[t] : T(0), alpha, beta, rd);
 }
 
 template <class Op, class Epi, class T>
@@ -540,11 +564,12 @@ __global__ void ew_unary_scaled_nd(const T* x, T* out, i64 n, Shape shape, Strid
 
 // ---- scaled binary: out = Epi(Op(a, b), out; alpha, beta) ----
 template <class Op, class Epi, class T>
-__global__ void ew_binary_scaled_vec(const T* a, const T* b, T* out, i64 n, int conj, T alpha, T beta) {
+__global__ void ew_binary_scaled_vec(const T* a, const T* b, T* out, i64 n, int splat, int conj, T alpha,
+                                     T beta) {
   const int V = vec_width<T>::value;
-  const bool c0 = conj & 1, c1 = conj & 2, rd = Epi::reads_out(beta);
+  const bool c0 = conj & 1, c1 = conj & 2, s0 = splat & 1, s1 = splat & 2, rd = Epi::reads_out(beta);
   HF_GRID_LOOP(k, n / V) {
-    pack<T, V> pa = load_pack<V>(a, k), pb = load_pack<V>(b, k), o{}, r;
+    pack<T, V> pa = load_vec<V>(a, k, s0), pb = load_vec<V>(b, k, s1), o{}, r;
     if (rd) o = load_pack<V>(out, k);
 #pragma unroll
     for (int j = 0; j < V; ++j)
@@ -553,7 +578,8 @@ __global__ void ew_binary_scaled_vec(const T* a, const T* b, T* out, i64 n, int 
     store_pack<V>(out, k, r);
   }
   HF_TAIL_LOOP(t, n, V)
-    out[t] = Epi::apply(T(op_call<Op>(load(a, t, c0), load(b, t, c1))), rd ? out[t] : T(0), alpha, beta, rd);
+    out[t] = Epi::apply(T(op_call<Op>(load(a, HF_AT(s0, t), c0), load(b, HF_AT(s1, t), c1))), rd ? out[t] : T(0),
+                        alpha, beta, rd);
 }
 
 template <class Op, class Epi, class T>
@@ -576,6 +602,7 @@ __global__ void ew_binary_scaled_nd(const T* a, const T* b, T* out, i64 n, Shape
 }
 
 #undef HF_TAIL_LOOP
+#undef HF_AT
 #undef HF_TILE_SHARED
 #undef HF_TILE_BOUNDS
 #undef HF_TILE_BAND

@@ -41,13 +41,16 @@ _BOOL = np.dtype(np.bool_)
 
 
 def vec_width(*dtypes) -> int:
-    """Elements per thread of the vector kernel (vec_width<...> in elementwise.cuh)."""
-    return 16 // max(np.dtype(t).itemsize for t in dtypes)
+    """Elements per thread of the vector kernel (vec_width<...> in elementwise.cuh): a
+    16-byte access of the narrowest operand, at most two of the widest."""
+    sizes = [np.dtype(t).itemsize for t in dtypes]
+    return min(16 // min(sizes), 32 // max(sizes))
 
 
 def nd_run(*dtypes) -> int:
-    """Elements per run of the N-d kernels (nd_run<...> in elementwise.cuh)."""
-    return max(4, vec_width(*dtypes))
+    """Elements per run of the N-d kernels (nd_run<...> in elementwise.cuh): at least 4,
+    and a 16-byte access of the widest operand."""
+    return max(4, 16 // max(np.dtype(t).itemsize for t in dtypes))
 
 
 def nd_runs(shape, run: int) -> int:

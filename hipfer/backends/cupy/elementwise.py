@@ -51,8 +51,11 @@ def _known(dtypes) -> bool:
     return all(dt in CTYPE for dt in dtypes)
 
 
-_VEC, _ND, _TILE = 0, 1, 2
+_ND, _TILE = 1, 2
 _TILE_MIN = 16  # both tiled axes at least this long, else the N-d kernel
+#: blocks of the N-d kernel over a transposed input: BLOCKED_A rows of the tiled axis by
+#: BLOCKED_RUNS runs of the output's inner axis (BLOCKED_A * BLOCKED_RUNS = eng.BLOCK runs)
+BLOCKED_A, BLOCKED_RUNS = 32, 8
 
 
 def _tile_axis(shape, strides):
@@ -69,6 +72,27 @@ def _tile_axis(shape, strides):
     return None
 
 
+def _blocked(shape, strides, ax: int, run: int):
+    """shape and strides with axis ax and the last one cut into blocks of a by b elements
+    and the block axes moved out: (..., ax / a, last / b, a, b), a = BLOCKED_A and
+    b = BLOCKED_RUNS runs of the N-d kernel, both halved down to what divides the axes
+    (None if not even 8 and one run do). The N-d kernel then walks one a x b block per
+    thread block, so a block reads the transposed input's a-long runs and the other
+    operands' b-long ones together, from L1, instead of one element per transaction."""
+    last = len(shape) - 1
+    a, b = BLOCKED_A, BLOCKED_RUNS * run
+    while a > 8 and shape[ax] % a:
+        a //= 2
+    while b > run and shape[last] % b:
+        b //= 2
+    if shape[ax] % a or shape[last] % b or len(shape) + 2 > eng.MAX_NDIM:
+        return None
+    rest = [k for k in range(last) if k != ax]
+    shape2 = tuple(shape[k] for k in rest) + (shape[ax] // a, shape[last] // b, a, b)
+    strides2 = [tuple(s[k] for k in rest) + (s[ax] * a, s[last] * b, s[ax], s[last]) for s in strides]
+    return shape2, strides2
+
+
 class _Launcher:
     """One elementwise kernel pair (vec may be None) over fixed input layouts and output shape/dtype:
     ``launcher(inputs, out, *scalars)`` launches once (nothing when the output is empty).
@@ -76,10 +100,12 @@ class _Launcher:
     Per output layout (C-contiguous: made up front; others: remembered by strides) the axes
     are put in the output's memory order (descending |stride|, NumPy's order 'K') and
     merged; then
-      * every operand dense in that order (rank 1, unit strides): the vector kernel when the
-        pointers are aligned (else the N-d kernel at rank 1);
-      * an input laid out transposed to the output (``_tile_axis``): the tiled kernel over
-        that axis and the output's innermost, moved last (compiled on first use);
+      * every operand dense in that order (rank 1, unit strides) or a broadcast scalar
+        (stride 0, bit k of ``splat``): the vector kernel when the pointers are aligned
+        (else the N-d kernel at rank 1);
+      * an input laid out transposed to the output (``_tile_axis``): for a copy, the tiled
+        kernel over that axis and the output's innermost, moved last (compiled on first
+        use); for other ops, the N-d kernel over blocks of those axes (``_blocked``);
       * else the N-d kernel, grid sized by its runs.
     Generate kernels (no inputs) keep C order: iota's values are C-order positions.
     """
@@ -95,13 +121,14 @@ class _Launcher:
                       for sh, st, dt in zip(in_shapes, in_strides, in_dtypes)]
         if self.n == 0:
             return
-        self.permute = len(in_dtypes) > 0
+        # kernels with inputs: axes in the output's memory order, `splat` on the vector path
+        self.has_inputs = len(in_dtypes) > 0
         kernels = eng.get_kernels(ek.FILE, tuple(e for e in pair if e is not None))
         self.vec, self.nd = (kernels[0] if pair[0] is not None else None), kernels[-1]
         self.tile_expr = ek.tile_of(pair) if len(in_dtypes) > 0 else None
         self._tile = None
         sizes = [dt.itemsize for dt in in_dtypes] + [self.out_dtype.itemsize]
-        width = 16 // max(sizes)  # vec_width<...> of elementwise.cuh
+        width = ek.vec_width(*in_dtypes, self.out_dtype)  # vec_width<...> of elementwise.cuh
         self.run = ek.nd_run(*in_dtypes, self.out_dtype)  # nd_run<...> of elementwise.cuh
         self.tile_shape = ek.tile_shape(*in_dtypes, self.out_dtype)  # tile_geom<...> of elementwise.cuh
         self.masks = [width * s - 1 for s in sizes]  # each operand's vector-access alignment
@@ -115,24 +142,31 @@ class _Launcher:
         return (eng.shape_arg(shape),) + tuple(eng.strides_arg(s) for s in strides)
 
     def _layout(self, out_es) -> tuple:
-        """(vec_ok, kernel kind, grid, geometry) for an out with these element strides."""
+        """(vector-kernel alignment masks or None, splat, N-d kernel kind, grid, geometry)
+        for an out with these element strides."""
         shape, ins, os_ = self.out_shape, self.in_es, tuple(out_es)
-        if self.permute and len(shape) > 1:
+        if self.has_inputs and len(shape) > 1:
             order = sorted(range(len(shape)), key=lambda k: -abs(os_[k]))
             shape = tuple(shape[k] for k in order)
             ins = [tuple(s[k] for k in order) for s in ins]
             os_ = tuple(os_[k] for k in order)
         shape, strides = eng.collapse(shape, *ins, os_)
-        vec_ok = self.vec is not None and len(shape) == 1 and all(s == (1,) for s in strides)
-        ax = _tile_axis(shape, strides) if self.tile_expr is not None else None
-        if ax is not None:
+        vmasks, splat = None, np.int32(0)
+        if (self.vec is not None and len(shape) == 1 and strides[-1] == (1,)
+                and all(s in ((1,), (0,)) for s in strides[:-1])):
+            splat = np.int32(sum(1 << k for k, s in enumerate(strides[:-1]) if s == (0,)))
+            vmasks = tuple(0 if s == (0,) else m for s, m in zip(strides, self.masks))
+        ax = _tile_axis(shape, strides) if self.has_inputs else None
+        if ax is not None and self.tile_expr is not None:
             last = len(shape) - 1
             order = [k for k in range(last) if k != ax] + [ax, last]
             shape = tuple(shape[k] for k in order)
             strides = [tuple(s[k] for k in order) for s in strides]
             grid = (eng.grid_for(ek.tiles(shape, *self.tile_shape), 1, block=1),)
-            return vec_ok, _TILE, grid, self._geometry(shape, strides)
-        return vec_ok, _ND, (eng.grid_for(ek.nd_runs(shape, self.run)),), self._geometry(shape, strides)
+            return vmasks, splat, _TILE, grid, self._geometry(shape, strides)
+        if ax is not None:
+            shape, strides = _blocked(shape, strides, ax, self.run) or (shape, strides)
+        return vmasks, splat, _ND, (eng.grid_for(ek.nd_runs(shape, self.run)),), self._geometry(shape, strides)
 
     def _strided_out(self, out) -> tuple:
         """The layout of an out that is not C-contiguous (remembered per strides)."""
@@ -161,9 +195,12 @@ class _Launcher:
         if self.check_inputs and not all(a.flags.c_contiguous for a in inputs):
             raise ValueError("this plan was made without strides, for C-contiguous inputs; "
                              "plan with strides=tuple(a.strides for a in inputs)")
-        vec_ok, kind, grid, geom = self.lay_c if out.flags.c_contiguous else self._strided_out(out)
-        if vec_ok and not (out.data.ptr & self.masks[-1] or any(a.data.ptr & m for a, m in zip(inputs, self.masks))):
-            self.vec(self.grid_vec, self.block, (*inputs, out, self.n64, *scalars))
+        vm, splat, kind, grid, geom = self.lay_c if out.flags.c_contiguous else self._strided_out(out)
+        if vm is not None and not (out.data.ptr & vm[-1] or any(a.data.ptr & m for a, m in zip(inputs, vm))):
+            if self.has_inputs:
+                self.vec(self.grid_vec, self.block, (*inputs, out, self.n64, splat, *scalars))
+            else:
+                self.vec(self.grid_vec, self.block, (out, self.n64, *scalars))
         elif kind == _ND:
             self.nd(grid, self.block, (*inputs, out, self.n64, *geom, *scalars))
         else:
