@@ -540,68 +540,98 @@ fused_layer_norm(const T* x, const T* gamma, const T* beta, T* y, T* xhat, T* st
   }
 }
 
-// dx = (g - mean(g) - xhat * mean(g * xhat)) / std with g = grad * gamma. The column sums
-// dgamma = sum grad * xhat, dbeta = sum grad: for one-tile rows, per block into part
-// (gridDim.x, 2 * cols) (norm_flush_sums; shared memory: teams * 2 * cols values when
-// teams > 1); longer rows leave them to fused_norm_column_products.
-template <class T, int V>
-__global__ void __launch_bounds__(HF_NORM_MAX_BLOCK)
-fused_layer_norm_backward(const T* grad, const T* xhat, const T* std_, const T* gamma,
-                          T* dx, T* part, i64 rows, i64 cols, int tpr, int vec) {
+// ---- the backward row walk (layer norm and RMS norm) ---------------------------------------
+// dx from grad, b (xhat or x), a per-row value p (std or rms) and gamma, under a rule R:
+//   R::Sum             the per-row sums, added per value by R::add(s, grad * gamma, b);
+//   R::row(s, 1/p, c)  what dx needs of a row, from its reduced sums, 1 / p (0 past the
+//                      last row) and the column count;
+//   R::dx(r, grad, gamma, b)  and  R::acc(acc, r, grad, b)  per value: dx, and the
+//                      R::N column sums (dgamma [, dbeta]) of one-tile rows.
+// The column sums of one-tile rows go per block into part (gridDim.x, N * cols)
+// (norm_flush_sums; shared memory: teams * N * cols values when teams > 1); longer rows
+// leave them to fused_norm_column_products.
+template <class R, class T, int V>
+__device__ __forceinline__ void norm_backward_rows(const T* grad, const T* b, const T* p,
+                                                   const T* gamma, T* dx, T* part, i64 rows,
+                                                   i64 cols, int tpr, int vec) {
   constexpr int W = norm_tile<T, V>::W;
   HF_DYN_SHARED(T, smem);
   const norm_team tm = norm_team_of(tpr);
   const int tiles = norm_tiles<V>(cols, tpr);
   const i64 groups = norm_groups(rows, tm);
-  T acc[2][V];
+  T acc[R::N][V];
 #pragma unroll
-  for (int i = 0; i < V; ++i) acc[0][i] = acc[1][i] = T(0);
+  for (int j = 0; j < R::N; ++j)
+#pragma unroll
+    for (int i = 0; i < V; ++i) acc[j][i] = T(0);
   for (i64 g = blockIdx.x; g < groups; g += gridDim.x) {
     const norm_row rw = norm_row_of(g, tm, rows, cols);
-    T a[V], h[V];  // grad, xhat
-    norm_sum2<T> s = {T(0), T(0)};
+    T a[V], h[V];  // grad, b
+    typename R::template Sum<T> s = {};
     for (int t = 0; t < tiles; ++t) {
       const norm_tile<T, V> tl(t, tm, rw.n);
       norm_load(grad + rw.base, tl, vec, a);
-      norm_load(xhat + rw.base, tl, vec, h);
+      norm_load(b + rw.base, tl, vec, h);
 #pragma unroll
       for (int k = 0; k < V / W; ++k) {
         T w[W];
         norm_load_vec(gamma, tl, k, vec, w);
 #pragma unroll
-        for (int e = 0; e < W; ++e) {
-          const T gg = a[k * W + e] * w[e];
-          s.a += gg;
-          s.b += gg * h[k * W + e];
-        }
+        for (int e = 0; e < W; ++e) R::add(s, a[k * W + e] * w[e], h[k * W + e]);
       }
     }
-    s = norm_team_reduce(s, tpr);
-    const T ma = s.a / T(cols), mb = s.b / T(cols);
-    const T rs = rw.n ? T(1) / std_[rw.r] : T(0);
+    const T inv = rw.n ? T(1) / p[rw.r] : T(0);
+    const typename R::template Row<T> r = R::row(norm_team_reduce(s, tpr), inv, T(cols));
     for (int t = tiles - 1; t >= 0; --t) {
       const norm_tile<T, V> tl(t, tm, rw.n);
       if (t != tiles - 1) {
         norm_load(grad + rw.base, tl, vec, a);
-        norm_load(xhat + rw.base, tl, vec, h);
+        norm_load(b + rw.base, tl, vec, h);
       }
 #pragma unroll
       for (int k = 0; k < V / W; ++k) {
         T w[W];
         norm_load_vec(gamma, tl, k, vec, w);
 #pragma unroll
-        for (int e = 0; e < W; ++e) w[e] = (a[k * W + e] * w[e] - ma - h[k * W + e] * mb) * rs;
+        for (int e = 0; e < W; ++e) w[e] = R::dx(r, a[k * W + e], w[e], h[k * W + e]);
         norm_store_vec(dx + rw.base, tl, k, vec, w);
       }
       if (tiles == 1)
 #pragma unroll
-        for (int i = 0; i < V; ++i) {
-          acc[0][i] += a[i] * h[i];
-          acc[1][i] += a[i];
-        }
+        for (int i = 0; i < V; ++i) R::acc(acc, i, r, a[i], h[i]);
     }
   }
   if (tiles == 1) norm_flush_sums(acc, part, smem, cols, tm, vec);
+}
+
+// Layer norm: dx = (g - mean(g) - xhat * mean(g * xhat)) / std with g = grad * gamma;
+// dgamma = sum grad * xhat, dbeta = sum grad.
+struct norm_layer_rule {
+  static constexpr int N = 2;
+  template <class T> using Sum = norm_sum2<T>;  // sum g, sum g * xhat
+  template <class T> struct Row { T ma, mb, rs; };
+  template <class T> static __device__ __forceinline__ void add(Sum<T>& s, T g, T h) {
+    s.a += g;
+    s.b += g * h;
+  }
+  template <class T> static __device__ __forceinline__ Row<T> row(Sum<T> s, T rs, T cols) {
+    return {s.a / cols, s.b / cols, rs};
+  }
+  template <class T> static __device__ __forceinline__ T dx(const Row<T>& r, T a, T w, T h) {
+    return (a * w - r.ma - h * r.mb) * r.rs;
+  }
+  template <class T, int V>
+  static __device__ __forceinline__ void acc(T (&acc)[N][V], int i, const Row<T>&, T a, T h) {
+    acc[0][i] += a * h;
+    acc[1][i] += a;
+  }
+};
+
+template <class T, int V>
+__global__ void __launch_bounds__(HF_NORM_MAX_BLOCK)
+fused_layer_norm_backward(const T* grad, const T* xhat, const T* std_, const T* gamma,
+                          T* dx, T* part, i64 rows, i64 cols, int tpr, int vec) {
+  norm_backward_rows<norm_layer_rule, T, V>(grad, xhat, std_, gamma, dx, part, rows, cols, tpr, vec);
 }
 
 // ---- RMS norm ------------------------------------------------------------------------------
@@ -646,58 +676,30 @@ fused_rms_norm(const T* x, const T* gamma, T* y, T* rms, i64 rows, i64 cols, int
   }
 }
 
-// dx = g / rms - x * sum(g * x) / (cols * rms^3) with g = grad * gamma; the column sums
-// dgamma = sum grad * x / rms as in fused_layer_norm_backward, into part (gridDim.x, cols).
+// RMS norm: dx = g / rms - x * sum(g * x) / (cols * rms^3) with g = grad * gamma;
+// dgamma = sum grad * x / rms.
+struct norm_rms_rule {
+  static constexpr int N = 1;
+  template <class T> using Sum = norm_sum<T>;  // sum g * x
+  template <class T> struct Row { T rr, k; };
+  template <class T> static __device__ __forceinline__ void add(Sum<T>& s, T g, T x) { s.s += g * x; }
+  template <class T> static __device__ __forceinline__ Row<T> row(Sum<T> s, T rr, T cols) {
+    return {rr, s.s * rr * rr * rr / cols};
+  }
+  template <class T> static __device__ __forceinline__ T dx(const Row<T>& r, T a, T w, T x) {
+    return a * w * r.rr - x * r.k;
+  }
+  template <class T, int V>
+  static __device__ __forceinline__ void acc(T (&acc)[N][V], int i, const Row<T>& r, T a, T x) {
+    acc[0][i] += a * x * r.rr;
+  }
+};
+
 template <class T, int V>
 __global__ void __launch_bounds__(HF_NORM_MAX_BLOCK)
 fused_rms_norm_backward(const T* grad, const T* x, const T* rms, const T* gamma, T* dx,
                         T* part, i64 rows, i64 cols, int tpr, int vec) {
-  constexpr int W = norm_tile<T, V>::W;
-  HF_DYN_SHARED(T, smem);
-  const norm_team tm = norm_team_of(tpr);
-  const int tiles = norm_tiles<V>(cols, tpr);
-  const i64 groups = norm_groups(rows, tm);
-  T acc[1][V];
-#pragma unroll
-  for (int i = 0; i < V; ++i) acc[0][i] = T(0);
-  for (i64 g = blockIdx.x; g < groups; g += gridDim.x) {
-    const norm_row rw = norm_row_of(g, tm, rows, cols);
-    T a[V], v[V];  // grad, x
-    norm_sum<T> d = {T(0)};
-    for (int t = 0; t < tiles; ++t) {
-      const norm_tile<T, V> tl(t, tm, rw.n);
-      norm_load(grad + rw.base, tl, vec, a);
-      norm_load(x + rw.base, tl, vec, v);
-#pragma unroll
-      for (int k = 0; k < V / W; ++k) {
-        T w[W];
-        norm_load_vec(gamma, tl, k, vec, w);
-#pragma unroll
-        for (int e = 0; e < W; ++e) d.s += a[k * W + e] * w[e] * v[k * W + e];
-      }
-    }
-    const T rr = rw.n ? T(1) / rms[rw.r] : T(0);
-    const T k = norm_team_reduce(d, tpr).s * rr * rr * rr / T(cols);
-    for (int t = tiles - 1; t >= 0; --t) {
-      const norm_tile<T, V> tl(t, tm, rw.n);
-      if (t != tiles - 1) {
-        norm_load(grad + rw.base, tl, vec, a);
-        norm_load(x + rw.base, tl, vec, v);
-      }
-#pragma unroll
-      for (int q = 0; q < V / W; ++q) {
-        T w[W];
-        norm_load_vec(gamma, tl, q, vec, w);
-#pragma unroll
-        for (int e = 0; e < W; ++e) w[e] = a[q * W + e] * w[e] * rr - v[q * W + e] * k;
-        norm_store_vec(dx + rw.base, tl, q, vec, w);
-      }
-      if (tiles == 1)
-#pragma unroll
-        for (int i = 0; i < V; ++i) acc[0][i] += a[i] * v[i] * rr;
-    }
-  }
-  if (tiles == 1) norm_flush_sums(acc, part, smem, cols, tm, vec);
+  norm_backward_rows<norm_rms_rule, T, V>(grad, x, rms, gamma, dx, part, rows, cols, tpr, vec);
 }
 
 // ---- column sums over partial rows ---------------------------------------------------------
