@@ -12,7 +12,9 @@
 //           run, all loads of the run issued before use; an operand with inner stride 1
 //           (aligned) is read with vector loads, one with inner stride 0 once per run.
 //           After merging axes plain contiguous and 1-d strided operands are rank 1 (no
-//           division at all): the contiguous path for unaligned pointers.
+//           division at all): the contiguous path for unaligned pointers. An input laid
+//           out transposed to the output arrives with its two axes cut into blocks (the
+//           host's _blocked), so one thread block reads a block of each operand.
 //   *_tile  (unary; instantiated for the plain copies only, see elementwise.py tile_of)
 //           an input whose unit-stride axis is the second to last while the output's is
 //           the last (a transposed array made contiguous): tiles of the last two axes, the
