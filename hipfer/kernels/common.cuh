@@ -208,16 +208,44 @@ template <class To, class From> __device__ __forceinline__ To cast(From v) { ret
 struct Shape   { i64 dim[HF_MAX_NDIM]; i32 ndim; };
 struct Strides { i64 s[HF_MAX_NDIM]; };
 
-// Offset of the i-th element (C order over `shape`) in an operand with `st`.
-__device__ __forceinline__ i64 offset_of(i64 i, const Shape& shape, const Strides& st) {
+// Shape and Strides arrive by value; indexing them with a run-time axis makes the compiler
+// copy the whole struct to per-thread local memory (nvcc: ~300 bytes of local stores and
+// reads per thread and launch). So every index into them is a compile-time constant:
+// loops over axes are unrolled to HF_MAX_NDIM with a (uniform) guard, and a run-time
+// axis is picked by a select chain (`at`).
+__device__ __forceinline__ i64 at(const i64 (&a)[HF_MAX_NDIM], int d) {
+  i64 r = a[0];
+#pragma unroll
+  for (int k = 1; k < HF_MAX_NDIM; ++k)
+    if (d == k) r = a[k];
+  return r;
+}
+
+// Offset of the i-th element (C order over the first `ndim` axes of `shape`, all of them
+// by default) in an operand with `st`.
+__device__ __forceinline__ i64 offset_of(i64 i, const Shape& shape, const Strides& st, int ndim) {
   i64 off = 0;
-  for (int d = shape.ndim - 1; d >= 0; --d) {
-    i64 n = shape.dim[d];
-    i64 q = i / n;
-    off += (i - q * n) * st.s[d];
-    i = q;
+#pragma unroll
+  for (int d = HF_MAX_NDIM - 1; d >= 0; --d) {
+    if (d < ndim) {
+      const i64 n = shape.dim[d], q = i / n;
+      off += (i - q * n) * st.s[d];
+      i = q;
+    }
   }
   return off;
+}
+__device__ __forceinline__ i64 offset_of(i64 i, const Shape& shape, const Strides& st) {
+  return offset_of(i, shape, st, shape.ndim);
+}
+
+// V neighbouring elements as one aligned vector access (16 bytes when V = 16 / sizeof(T)).
+template <class T, int V> struct alignas(sizeof(T) * V) pack { T v[V]; };
+template <int V, class T> __device__ __forceinline__ pack<T, V> load_pack(const T* p, i64 k) {
+  return reinterpret_cast<const pack<T, V>*>(p)[k];
+}
+template <int V, class T> __device__ __forceinline__ void store_pack(T* p, i64 k, const pack<T, V>& v) {
+  reinterpret_cast<pack<T, V>*>(p)[k] = v;
 }
 
 // Grid-stride loop over [0, n) with 64-bit indices.

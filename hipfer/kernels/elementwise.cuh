@@ -48,13 +48,6 @@ template <class... T> struct vec_width {
   static const int value = a < b ? a : b;
 };
 
-template <class T, int V> struct alignas(sizeof(T) * V) pack { T v[V]; };
-template <int V, class T> __device__ __forceinline__ pack<T, V> load_pack(const T* p, i64 k) {
-  return reinterpret_cast<const pack<T, V>*>(p)[k];
-}
-template <int V, class T> __device__ __forceinline__ void store_pack(T* p, i64 k, const pack<T, V>& v) {
-  reinterpret_cast<pack<T, V>*>(p)[k] = v;
-}
 template <class T> __device__ __forceinline__ T maybe_conj(T v, bool c) { return c ? conj(v) : v; }
 // Vector k of an input, or its one element repeated when it is a broadcast scalar
 // (`splat`, uniform per launch: x * 2.0 and where(c, x, 0.0) stay on the vector path).
@@ -86,18 +79,7 @@ __device__ __forceinline__ i64 divq(i64 a, i64 b) {
   return ((a | b) >> 32) == 0 ? (i64)((u32)a / (u32)b) : div64(a, b);
 }
 
-// Shape and Strides arrive by value; indexing them with a run-time axis would make the
-// compiler copy the whole struct to per-thread local memory (hundreds of bytes written
-// by every thread). So every index into them is a compile-time constant: loops over axes
-// are unrolled to HF_MAX_NDIM with a (uniform) guard, and a run-time axis is picked by a
-// select chain.
-__device__ __forceinline__ i64 at(const i64 (&a)[HF_MAX_NDIM], int d) {
-  i64 r = a[0];
-#pragma unroll
-  for (int k = 1; k < HF_MAX_NDIM; ++k)
-    if (d == k) r = a[k];
-  return r;
-}
+// (indices into Shape / Strides are constants: see `at` in common.cuh)
 __device__ __forceinline__ void pick_strides(i64*, int) {}
 template <class... S>
 __device__ __forceinline__ void pick_strides(i64* out, int d, const Strides& s, const S&... rest) {

@@ -73,23 +73,22 @@ struct act_exp_backward {  // v = y = exp(x)
 };
 
 // ---- chunks of V elements -----------------------------------------------------------------
-template <class T, int V> struct alignas(sizeof(T) * V) act_pack { T v[V]; };
 
 template <bool kAligned, int V, class T>
-__device__ __forceinline__ act_pack<T, V> act_load(const T* p, i64 k) {
+__device__ __forceinline__ pack<T, V> act_load(const T* p, i64 k) {
   if constexpr (kAligned) {
-    return reinterpret_cast<const act_pack<T, V>*>(p)[k];
+    return reinterpret_cast<const pack<T, V>*>(p)[k];
   } else {
-    act_pack<T, V> r;
+    pack<T, V> r;
 #pragma unroll
     for (int j = 0; j < V; ++j) r.v[j] = p[k * V + j];
     return r;
   }
 }
 template <bool kAligned, int V, class T>
-__device__ __forceinline__ void act_store(T* p, i64 k, const act_pack<T, V>& r) {
+__device__ __forceinline__ void act_store(T* p, i64 k, const pack<T, V>& r) {
   if constexpr (kAligned) {
-    reinterpret_cast<act_pack<T, V>*>(p)[k] = r;
+    reinterpret_cast<pack<T, V>*>(p)[k] = r;
   } else {
 #pragma unroll
     for (int j = 0; j < V; ++j) p[k * V + j] = r.v[j];
@@ -106,7 +105,7 @@ template <class Op, class T, bool kAligned>
 __global__ void fused_act(const T* x, T* out, i64 n) {
   constexpr int V = 16 / sizeof(T);
   HF_GRID_LOOP(k, n / V) {
-    act_pack<T, V> a = act_load<kAligned, V>(x, k);
+    pack<T, V> a = act_load<kAligned, V>(x, k);
 #pragma unroll
     for (int j = 0; j < V; ++j) a.v[j] = Op()(a.v[j]);
     act_store<kAligned, V>(out, k, a);
@@ -119,8 +118,8 @@ template <class Op, class T, bool kAligned>
 __global__ void fused_act_backward(const T* g, const T* v, T* out, i64 n) {
   constexpr int V = 16 / sizeof(T);
   HF_GRID_LOOP(k, n / V) {
-    act_pack<T, V> a = act_load<kAligned, V>(g, k);
-    const act_pack<T, V> b = act_load<kAligned, V>(v, k);
+    pack<T, V> a = act_load<kAligned, V>(g, k);
+    const pack<T, V> b = act_load<kAligned, V>(v, k);
 #pragma unroll
     for (int j = 0; j < V; ++j) a.v[j] = Op()(a.v[j], b.v[j]);
     act_store<kAligned, V>(out, k, a);
@@ -142,8 +141,8 @@ __global__ void fused_dropout(const T* x, T* out, bool* mask, i64 n, u64 seed, u
                               f32 thr, T scale) {
   constexpr int V = 16 / sizeof(T);
   HF_GRID_LOOP(k, n / V) {
-    act_pack<T, V> a = act_load<kAligned, V>(x, k);
-    act_pack<bool, V> m;
+    pack<T, V> a = act_load<kAligned, V>(x, k);
+    pack<bool, V> m;
 #pragma unroll
     for (int j = 0; j < V; ++j) {
       m.v[j] = dropout_keep(seed, offset + (u64)(k * V + j), thr);
@@ -164,8 +163,8 @@ template <class T, bool kAligned>
 __global__ void fused_dropout_backward(const T* g, const bool* mask, T* out, i64 n, T scale) {
   constexpr int V = 16 / sizeof(T);
   HF_GRID_LOOP(k, n / V) {
-    act_pack<T, V> a = act_load<kAligned, V>(g, k);
-    const act_pack<bool, V> m = act_load<kAligned, V>(mask, k);
+    pack<T, V> a = act_load<kAligned, V>(g, k);
+    const pack<bool, V> m = act_load<kAligned, V>(mask, k);
 #pragma unroll
     for (int j = 0; j < V; ++j) a.v[j] = m.v[j] ? a.v[j] * scale : T(0);
     act_store<kAligned, V>(out, k, a);
@@ -183,8 +182,8 @@ template <class T, bool kAligned>
 __global__ void fused_bce(const T* x, const T* y, T* out, i64 n) {
   constexpr int V = 16 / sizeof(T);
   HF_GRID_LOOP(k, n / V) {
-    act_pack<T, V> a = act_load<kAligned, V>(x, k);
-    const act_pack<T, V> b = act_load<kAligned, V>(y, k);
+    pack<T, V> a = act_load<kAligned, V>(x, k);
+    const pack<T, V> b = act_load<kAligned, V>(y, k);
 #pragma unroll
     for (int j = 0; j < V; ++j) a.v[j] = bce_loss(a.v[j], b.v[j]);
     act_store<kAligned, V>(out, k, a);
@@ -218,7 +217,7 @@ __global__ void fused_bce_mean_partial(const T* x, const T* y, T* part, i64 n) {
   constexpr int V = 16 / sizeof(T);
   T s = T(0);
   HF_GRID_LOOP(k, n / V) {
-    const act_pack<T, V> a = act_load<kAligned, V>(x, k), b = act_load<kAligned, V>(y, k);
+    const pack<T, V> a = act_load<kAligned, V>(x, k), b = act_load<kAligned, V>(y, k);
 #pragma unroll
     for (int j = 0; j < V; ++j) s += bce_loss(a.v[j], b.v[j]);
   }
@@ -243,9 +242,9 @@ __global__ void fused_bce_backward(const T* g, const T* x, const T* y, T* out, i
   constexpr int V = 16 / sizeof(T);
   const T g_mean = kMean ? g[0] / (T)n : T(0);
   HF_GRID_LOOP(k, n / V) {
-    act_pack<T, V> a = act_load<kAligned, V>(x, k);
-    const act_pack<T, V> b = act_load<kAligned, V>(y, k);
-    act_pack<T, V> c;
+    pack<T, V> a = act_load<kAligned, V>(x, k);
+    const pack<T, V> b = act_load<kAligned, V>(y, k);
+    pack<T, V> c;
     if constexpr (!kMean) c = act_load<kAligned, V>(g, k);
 #pragma unroll
     for (int j = 0; j < V; ++j) a.v[j] = (kMean ? g_mean : c.v[j]) * (act_logistic(a.v[j]) - b.v[j]);

@@ -28,13 +28,11 @@ __device__ __forceinline__ T bn_invstd(T s, T eps) {
   return FROM_VAR ? T(1) / bn_sqrt(s + eps) : s;
 }
 
-// ---- 16-byte loads and stores of V = 16 / sizeof(T) neighbours --------------------------
-template <class T, int V> struct alignas(sizeof(T) * V) bn_pack { T v[V]; };
-
+// ---- 16-byte loads and stores of V = 16 / sizeof(T) neighbours (hf::pack) ---------------
 template <int V, class T>
 __device__ __forceinline__ void bn_load(const T* p, i64 i, bool vec, T (&r)[V]) {
   if (V > 1 && vec) {
-    const bn_pack<T, V> q = *reinterpret_cast<const bn_pack<T, V>*>(p + i);
+    const pack<T, V> q = *reinterpret_cast<const pack<T, V>*>(p + i);
 #pragma unroll
     for (int k = 0; k < V; ++k) r[k] = q.v[k];
   } else {
@@ -46,10 +44,10 @@ __device__ __forceinline__ void bn_load(const T* p, i64 i, bool vec, T (&r)[V]) 
 template <int V, class T>
 __device__ __forceinline__ void bn_store(T* p, i64 i, bool vec, const T (&r)[V]) {
   if (V > 1 && vec) {
-    bn_pack<T, V> q;
+    pack<T, V> q;
 #pragma unroll
     for (int k = 0; k < V; ++k) q.v[k] = r[k];
-    *reinterpret_cast<bn_pack<T, V>*>(p + i) = q;
+    *reinterpret_cast<pack<T, V>*>(p + i) = q;
   } else {
 #pragma unroll
     for (int k = 0; k < V; ++k) p[i + k] = r[k];

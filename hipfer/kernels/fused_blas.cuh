@@ -42,31 +42,30 @@ __device__ __forceinline__ T group_sum(T v) {
   return v;
 }
 
-// A pack: the 16 bytes one vector load moves (4 floats, 2 doubles). Pack q of an array is
-// elements [q * size, q * size + size); past n it reads as zeros. Whether it is loaded as
-// a vector (vec: the array is 16-byte aligned) or element by element does not change the
-// values, so the order of a sum over packs does not depend on alignment.
-template <class T>
-struct alignas(16) pack {
-  static const int size = 16 / sizeof(T);
-  T v[size];
-};
+// A pack (hf::pack of common.cuh): the 16 bytes one vector load moves (4 floats, 2
+// doubles), P<T> elements. Pack q of an array is elements [q * P, q * P + P); past n it
+// reads as zeros. Whether it is loaded as a vector (vec: the array is 16-byte aligned) or
+// element by element does not change the values, so the order of a sum over packs does
+// not depend on alignment.
+template <class T> struct blas_p { static const int value = 16 / (int)sizeof(T); };
+template <class T> using blas_pack = pack<T, blas_p<T>::value>;
 
 template <class T>
-__device__ __forceinline__ pack<T> load_pack(const T* p, i64 q, i64 n, bool vec) {
-  pack<T> r;
-  const i64 i = q * pack<T>::size;
-  if (vec && i + pack<T>::size <= n) return *reinterpret_cast<const pack<T>*>(p + i);
+__device__ __forceinline__ blas_pack<T> blas_load_pack(const T* p, i64 q, i64 n, bool vec) {
+  constexpr int P = blas_p<T>::value;
+  blas_pack<T> r;
+  const i64 i = q * P;
+  if (vec && i + P <= n) return *reinterpret_cast<const blas_pack<T>*>(p + i);
 #pragma unroll
-  for (int k = 0; k < pack<T>::size; ++k) r.v[k] = i + k < n ? p[i + k] : T(0);
+  for (int k = 0; k < P; ++k) r.v[k] = i + k < n ? p[i + k] : T(0);
   return r;
 }
 
 // acc + the pack's elements in order (times y's with DOT).
 template <bool DOT, class T>
-__device__ __forceinline__ T add_pack(T acc, const pack<T>& a, const pack<T>& b) {
+__device__ __forceinline__ T add_pack(T acc, const blas_pack<T>& a, const blas_pack<T>& b) {
 #pragma unroll
-  for (int k = 0; k < pack<T>::size; ++k) acc += DOT ? a.v[k] * b.v[k] : a.v[k];
+  for (int k = 0; k < blas_p<T>::value; ++k) acc += DOT ? a.v[k] * b.v[k] : a.v[k];
   return acc;
 }
 
@@ -74,15 +73,15 @@ __device__ __forceinline__ T add_pack(T acc, const pack<T>& a, const pack<T>& b)
 // in that order. Four packs are loaded before they are added, for more loads in flight.
 template <bool DOT, class T>
 __device__ __forceinline__ T sum_packs(const T* x, const T* y, i64 n, bool vec, i64 t, i64 threads) {
-  const i64 n_packs = (n + pack<T>::size - 1) / pack<T>::size;
+  const i64 n_packs = (n + blas_p<T>::value - 1) / blas_p<T>::value;
   T acc = T(0);
   for (i64 q = t; q < n_packs; q += 4 * threads) {
-    pack<T> a[4], b[4];
+    blas_pack<T> a[4], b[4];
 #pragma unroll
     for (int u = 0; u < 4; ++u) {
       const i64 qu = q + u * threads;
-      a[u] = load_pack(x, qu, qu < n_packs ? n : 0, vec);
-      if (DOT) b[u] = load_pack(y, qu, qu < n_packs ? n : 0, vec);
+      a[u] = blas_load_pack(x, qu, qu < n_packs ? n : 0, vec);
+      if (DOT) b[u] = blas_load_pack(y, qu, qu < n_packs ? n : 0, vec);
     }
 #pragma unroll
     for (int u = 0; u < 4; ++u) {

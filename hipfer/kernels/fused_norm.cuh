@@ -112,7 +112,6 @@ struct norm_tile {
   __device__ __forceinline__ bool has(int i) const { return c0 + (i / W) * step + i % W < n; }
 };
 
-template <class T> struct alignas(16) norm_pack { T v[16 / sizeof(T)]; };
 
 // r = the tile's values of the row at p, 0 where the row has none.
 template <class T, int V>
@@ -123,8 +122,8 @@ __device__ __forceinline__ void norm_load(const T* p, const norm_tile<T, V>& tl,
 #pragma unroll
     for (int k = 0; k < V / W; ++k) {
       const int c = tl.c0 + k * tl.step;
-      norm_pack<T> q = {};
-      if (c < tl.n) q = *reinterpret_cast<const norm_pack<T>*>(p + c);
+      pack<T, W> q = {};
+      if (c < tl.n) q = *reinterpret_cast<const pack<T, W>*>(p + c);
 #pragma unroll
       for (int e = 0; e < W; ++e) r[k * W + e] = q.v[e];
     }
@@ -148,10 +147,10 @@ __device__ __forceinline__ void norm_store(T* p, const norm_tile<T, V>& tl, int 
 #pragma unroll
     for (int k = 0; k < V / W; ++k) {
       const int c = tl.c0 + k * tl.step;
-      norm_pack<T> q;
+      pack<T, W> q;
 #pragma unroll
       for (int e = 0; e < W; ++e) q.v[e] = r[k * W + e];
-      if (c < tl.n) *reinterpret_cast<norm_pack<T>*>(p + c) = q;
+      if (c < tl.n) *reinterpret_cast<pack<T, W>*>(p + c) = q;
     }
   } else {
 #pragma unroll
@@ -172,8 +171,8 @@ __device__ __forceinline__ void norm_load_vec(const T* p, const norm_tile<T, V>&
   constexpr int W = norm_tile<T, V>::W;
   const int c = tl.c0 + k * tl.step;
   if (vec) {
-    norm_pack<T> q = {};
-    if (c < tl.n) q = *reinterpret_cast<const norm_pack<T>*>(p + c);
+    pack<T, W> q = {};
+    if (c < tl.n) q = *reinterpret_cast<const pack<T, W>*>(p + c);
 #pragma unroll
     for (int e = 0; e < W; ++e) r[e] = q.v[e];
   } else {
@@ -187,10 +186,10 @@ __device__ __forceinline__ void norm_store_vec(T* p, const norm_tile<T, V>& tl, 
   constexpr int W = norm_tile<T, V>::W;
   const int c = tl.c0 + k * tl.step;
   if (vec) {
-    norm_pack<T> q;
+    pack<T, W> q;
 #pragma unroll
     for (int e = 0; e < W; ++e) q.v[e] = r[e];
-    if (c < tl.n) *reinterpret_cast<norm_pack<T>*>(p + c) = q;
+    if (c < tl.n) *reinterpret_cast<pack<T, W>*>(p + c) = q;
   } else {
 #pragma unroll
     for (int e = 0; e < W; ++e)

@@ -53,32 +53,6 @@ __device__ __forceinline__ f32 red_sqrt(f32 v) { return sqrtf(v); }
 __device__ __forceinline__ f64 red_sqrt(f64 v) { return sqrt(v); }
 __device__ __forceinline__ i64 red_min_i64(i64 a, i64 b) { return a < b ? a : b; }
 
-// hf::offset_of over the first `ndim` axes, and element d of a geometry array, indexing the
-// by-value kernel arguments with constants only: a run-time index into an argument makes
-// the compiler copy the whole argument to the stack (local memory) in every thread
-// (nvcc: ~300 bytes per thread of local stores, and reads, for each launch).
-__device__ __forceinline__ i64 red_offset(i64 i, const Shape& shape, const Strides& st, int ndim) {
-  i64 off = 0;
-#pragma unroll
-  for (int d = HF_MAX_NDIM - 1; d >= 0; --d) {
-    if (d < ndim) {
-      const i64 n = shape.dim[d], q = i / n;
-      off += (i - q * n) * st.s[d];
-      i = q;
-    }
-  }
-  return off;
-}
-__device__ __forceinline__ i64 red_offset(i64 i, const Shape& shape, const Strides& st) {
-  return red_offset(i, shape, st, shape.ndim);
-}
-__device__ __forceinline__ i64 red_at(const i64 (&v)[HF_MAX_NDIM], int d) {
-  i64 r = 0;
-#pragma unroll
-  for (int i = 0; i < HF_MAX_NDIM; ++i) r = i == d ? v[i] : r;
-  return r;
-}
-
 // ---- the identities of MAX and MIN -----------------------------------------------------
 template <class T> struct red_limits;
 #define HF_RED_LIMITS(T, LO, HI) \
@@ -291,7 +265,7 @@ __device__ __forceinline__ void red_store(typename R::out_t* out, typename R::ac
     part[t] = v;
     return;
   }
-  const i64 o = red_offset(m, keep, keep_out);
+  const i64 o = offset_of(m, keep, keep_out);
   out[o] = red_axpby(alpha, R::finalize(v, p), beta, out, o);
 }
 
@@ -325,7 +299,7 @@ __device__ __forceinline__ typename R::acc_t red_fold_strided(
     }
     for (; k < k_end; k += B) v = R::step(v, load(a, base + k * st, cj));
   } else {
-    for (; k < k_end; k += B) v = R::step(v, load(a, base + red_offset(k, red, red_a), cj));
+    for (; k < k_end; k += B) v = R::step(v, load(a, base + offset_of(k, red, red_a), cj));
   }
   return v;
 }
@@ -333,14 +307,13 @@ __device__ __forceinline__ typename R::acc_t red_fold_strided(
 // ---- the contiguous path: 16-byte packs -------------------------------------------------
 // V elements (16 bytes) of a contiguous run; alignas(16) makes a pack one vector access.
 template <class T> struct red_vec_width { static const int value = sizeof(T) >= 16 ? 1 : 16 / (int)sizeof(T); };
-template <class T, int V> struct alignas(16) red_pack { T v[V]; };
 
 // Pack q of row (elements [qV, qV + V)): one 16-byte load when row is 16-byte aligned
 // (vec), else V element loads of the same values.
 template <int V, class T>
-__device__ __forceinline__ red_pack<T, V> red_load_pack(const T* row, i64 q, bool vec) {
-  if (vec) return reinterpret_cast<const red_pack<T, V>*>(row)[q];
-  red_pack<T, V> r;
+__device__ __forceinline__ pack<T, V> red_load_pack(const T* row, i64 q, bool vec) {
+  if (vec) return reinterpret_cast<const pack<T, V>*>(row)[q];
+  pack<T, V> r;
 #pragma unroll
   for (int e = 0; e < V; ++e) r.v[e] = row[q * V + e];
   return r;
@@ -377,7 +350,7 @@ __device__ __forceinline__ typename R::acc_t red_fold_packs(const typename R::in
     A g = R::init();
 #pragma unroll
     for (int j0 = 0; j0 < GP; j0 += U) {
-      red_pack<In, V> x[U];
+      pack<In, V> x[U];
 #pragma unroll
       for (int u = 0; u < U; ++u) x[u] = red_load_pack<V>(row, q0 + (j0 + u) * L, vec);
 #pragma unroll
@@ -422,7 +395,7 @@ __global__ void red_vec(HF_RED_ARGS, i32 lanes, bool vec) {
     if (live) {
       const i64 k0 = s * chunk;
       const i64 n = red_min_i64(count, k0 + chunk) - k0;
-      v = red_fold_packs<R>(a + red_offset(m, keep, keep_a) + k0, cj, n, lane, L, vec);
+      v = red_fold_packs<R>(a + offset_of(m, keep, keep_a) + k0, cj, n, lane, L, vec);
     }
     v = red_group_merge<R>(v, lanes);
     if (live && lane == 0) red_store<R>(out, part, t, m, n_split, keep, keep_out, v, p, alpha, beta);
@@ -437,7 +410,7 @@ __global__ void red_block(HF_RED_ARGS) {
   const i64 B = blockDim.x;
   for (i64 t = blockIdx.x; t < n_out * n_split; t += gridDim.x) {
     const i64 m = t / n_split, s = t - m * n_split;
-    const i64 base = red_offset(m, keep, keep_a);
+    const i64 base = offset_of(m, keep, keep_a);
     const i64 k1 = red_min_i64(count, (s + 1) * chunk);
     A v = R::init();
     for (i64 k = s * chunk + threadIdx.x; k < k1; k += HF_RED_GROUP * B) {
@@ -456,14 +429,14 @@ __global__ void red_thread(HF_RED_ARGS) {
   const red_params p = {count, corr, mode};
   // Walk K as rows of the innermost reduced axis: one N-d offset per row, not per element.
   const int last = red.ndim - 1;
-  const i64 n_last = red_at(red.dim, last), s_last = red_at(red_a.s, last);
+  const i64 n_last = at(red.dim, last), s_last = at(red_a.s, last);
   typedef typename R::in_t In;
   // elements loaded before they are folded (in flight per thread): 16 of <= 4 bytes, 8 of
   // 8, 4 of 16
   const int NB = sizeof(In) <= 4 ? HF_RED_THREAD_BATCH : (sizeof(In) <= 8 ? 8 : 4);
   HF_GRID_LOOP(t, n_out * n_split) {
     const i64 s = t / n_out, m = t - s * n_out;  // neighbouring threads: neighbouring outputs
-    const i64 base = red_offset(m, keep, keep_a);
+    const i64 base = offset_of(m, keep, keep_a);
     const i64 k1 = red_min_i64(count, (s + 1) * chunk);
     if (red.ndim == 1) {
       // One reduced axis: the same order as the general loop below (groups of
@@ -495,7 +468,7 @@ __global__ void red_thread(HF_RED_ARGS) {
     int in_group = 0;
     for (i64 k = s * chunk; k < k1;) {
       const i64 q = k / n_last, i = k - q * n_last;
-      const i64 row = base + red_offset(q, red, red_a, last) + i * s_last;
+      const i64 row = base + offset_of(q, red, red_a, last) + i * s_last;
       const i64 e = red_min_i64(k1 - k, n_last - i);
       for (i64 j = 0; j < e; ++j) {
         group = R::step(group, load(a, row + j * s_last, cj));
@@ -523,7 +496,7 @@ __global__ void red_finish(const typename R::acc_t* part, typename R::out_t* out
     for (i64 s = threadIdx.x; s < n_split; s += blockDim.x) v = R::merge(v, part[m * n_split + s]);
     v = red_block_merge<R>(v);
     if (threadIdx.x == 0) {
-      const i64 o = red_offset(m, keep, keep_out);
+      const i64 o = offset_of(m, keep, keep_out);
       out[o] = red_axpby(alpha, R::finalize(v, p), beta, out, o);
     }
   }
@@ -542,7 +515,7 @@ __global__ void red_anti(const T* a, bool cj, T* out, Shape shape, Strides a_st,
     i64 r = i, off_a = 0, off_o = 0, prev = 0;
     bool diag = true;
 #pragma unroll
-    for (int d = HF_MAX_NDIM - 1; d >= 0; --d) {  // constant indices: see red_offset
+    for (int d = HF_MAX_NDIM - 1; d >= 0; --d) {  // constant indices: see at() in common.cuh
       if (d >= shape.ndim) continue;
       const i64 dim = shape.dim[d], q = r / dim, idx = r - q * dim;
       r = q;
