@@ -46,13 +46,18 @@ def _cpu_backend():
     return _cpu[0]
 
 
+_gpu_types: set = set()  # the CuPy array types met so far
+
+
 def backend_of_data(data):
     """The backend of the device that holds this backend array -- what
     ``get_backend(Tensor(data).device)`` gives -- found from the array's type."""
-    if type(data) is _ndarray:
+    t = type(data)
+    if t is _ndarray:
         return _cpu[0] if _cpu else _cpu_backend()
-    if _is_cupy(data):
-        index = data.device.id
+    if t in _gpu_types or _is_cupy(data):
+        _gpu_types.add(t)
+        index = data.data.device_id  # the allocation's device (no cupy.cuda.Device made)
         be = _gpu.get(index)
         if be is None:
             be = _gpu[index] = get_backend(Device("gpu", index))
@@ -100,28 +105,6 @@ def layout_perm(out_shape, arrays):
             return None
         return tuple(i for i, n in enumerate(shape) if n <= 1) + tuple(order)
     return None
-
-
-def _alloc_permuted(be, out, perm):
-    """An empty (shape, dtype) array laid out in axis order perm (a transposed view)."""
-    shape, dt = out
-    buf = be.empty(tuple(shape[i] for i in perm), dt)
-    inv = [0] * len(perm)
-    for j, i in enumerate(perm):
-        inv[i] = j
-    return buf.transpose(inv)
-
-
-def _execute(be, hit, datas):
-    """Allocate the outputs of a site's (plan, output axis order) and run the plan."""
-    p, perm = hit
-    outs = p.outs
-    if perm is not None:
-        out = _alloc_permuted(be, outs[0], perm)
-    else:
-        out = _alloc(be, outs)
-    be.execute(p, datas, out)
-    return out
 
 
 def run_arrays(be, desc, datas: Sequence, conj: Optional[tuple] = None, out=None,
@@ -181,7 +164,8 @@ class Site:
     and ``generate(be, shape, dtype, **params)`` what ``generate`` does, with the plan
     looked up in ``be.plans.sites`` under (site, dtypes, shapes[, strides], conj flags):
     the first call of a key plans through ``Backend.plan`` (validation, the main plan
-    cache) and files the plan there, so errors are raised by the same code as ever."""
+    cache) and files the plan's ``Backend.runner`` there (allocate, execute), so errors
+    are raised by the same code as ever."""
     __slots__ = ("desc", "keep_layout")
 
     def __init__(self, desc, keep_layout: bool = False):
@@ -207,9 +191,9 @@ class Site:
             p = be.plan(self.desc, (a.dtype,), (a.shape,),
                         strides=(a.strides,) if be.wants_strides else None,
                         conj=(True,) if cj else None)
-            hit = (p, self._out_perm(p, (a,)))
+            hit = be.runner(p, self._out_perm(p, (a,)))
             be.plans.put_site(key, hit)
-        return _execute(be, hit, [a])
+        return hit([a])
 
     def _out_perm(self, p, arrays):
         """The axis order to allocate the output in, or None for C order (see keep_layout)."""
@@ -223,7 +207,9 @@ class Site:
         if type(a) is _ndarray and type(b) is _ndarray and _cpu:
             be = _cpu[0]
         else:
-            be = backend_of((x, y))
+            be = backend_of_data(a)
+            if backend_of_data(b) is not be:
+                be = backend_of((x, y))  # raises, naming both devices
         ca, cb = x._conj, y._conj
         if be.wants_strides or self.keep_layout:
             key = (self, a.dtype, b.dtype, a.shape, b.shape, a.strides, b.strides, ca, cb)
@@ -235,9 +221,9 @@ class Site:
             p = be.plan(self.desc, (a.dtype, b.dtype), (a.shape, b.shape),
                         strides=(a.strides, b.strides) if be.wants_strides else None,
                         conj=(ca, cb) if ca or cb else None)
-            hit = (p, self._out_perm(p, (a, b)))
+            hit = be.runner(p, self._out_perm(p, (a, b)))
             be.plans.put_site(key, hit)
-        return _execute(be, hit, [a, b])
+        return hit([a, b])
 
     def run(self, tensors: Sequence):
         """desc on any number of Tensors; returns the raw output array(s)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import builtins
 
 from . import _dtypes, _ops
+from ._elementwise import _astype, not_equal
 from ._naming import public
 from ._tensor import Tensor
 from .prims import descriptors as d
@@ -78,7 +79,6 @@ def _accumulate_dtype(x, dtype):
 
 def _sum_like(op):
     def fn(x, /, *, axis=None, dtype=None, keepdims=False):
-        from ._elementwise import _astype
         dt = _accumulate_dtype(x, dtype)
         x = _astype(x, dt)
         cls = d.MetadataReduce if dt.kind in "biu" else d.ScalarReduce
@@ -104,14 +104,12 @@ min = public("min", _extreme(ReduceOp.MIN))  # noqa: A001
 
 
 def mean(x, /, *, axis=None, keepdims=False):
-    from ._elementwise import _astype
     x = _astype(x, _dtypes.float_for(x.dtype))
     return _reduce(x, d.ScalarReduce, ReduceOp.MEAN, axis, keepdims)
 
 
 def _spread(op):
     def fn(x, /, *, axis=None, correction=0.0, keepdims=False):
-        from ._elementwise import _astype
         x = _astype(x, _dtypes.float_for(x.dtype))
         return _reduce(x, d.AnalyticReduce, op, axis, keepdims, correction=float(correction))
     return fn
@@ -123,7 +121,6 @@ std = public("std", _spread(ReduceOp.STD))
 
 def _logical(op):
     def fn(x, /, *, axis=None, keepdims=False):
-        from ._elementwise import not_equal
         if x.dtype.kind in "fc":
             x = not_equal(x, 0)
         return _reduce(x, d.MetadataReduce, op, axis, keepdims)
@@ -137,7 +134,6 @@ any = public("any", _logical(ReduceOp.ANY))  # noqa: A001
 # ------------------------------------------------------------- cumulative sums
 def _cumulative(op, name):
     def fn(x, /, *, axis=None, dtype=None, include_initial=False):
-        from ._elementwise import _astype
         if not isinstance(x, Tensor):
             raise TypeError(f"{name}() expects a hipfer Tensor, got {type(x).__name__}")
         if x.ndim == 0:

@@ -251,9 +251,14 @@ class Tensor:
     # neither Tensors nor Python scalars give NotImplemented, so Python tries the other
     # side and then raises TypeError.
     def _binop(name, reflected=False):
+        fn = None  # the namespace function, found on first use (hipfer imports this module)
+
         def op(self, other, /):
+            nonlocal fn
+            if fn is None:
+                fn = _fn(name)
             try:
-                return _fn(name)(other, self) if reflected else _fn(name)(self, other)
+                return fn(other, self) if reflected else fn(self, other)
             except _NotAnOperand:
                 return NotImplemented
         op.__name__ = f"__{'r' if reflected else ''}{_DUNDER[name]}__"
@@ -345,7 +350,7 @@ def _indexing():
 
 
 def _fn(name: str):
-    """The namespace function behind an operator (looked up at every call)."""
+    """The namespace function behind an operator."""
     fn = getattr(_modules.get("hipfer") or _namespace(), name, None)
     if fn is None:
         raise TypeError(f"this operator needs hipfer.{name}, which this build lacks")

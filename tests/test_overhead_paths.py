@@ -256,7 +256,7 @@ def test_site_plans_are_the_backend_plans_and_clear_together(be, rng):
     hf.add(a, b)
     site = next(c.cell_contents for c in hf.add.__closure__
                 if isinstance(c.cell_contents, _ops.Site))
-    plans = [v[0] for k, v in B.plans.sites.items() if k[0] is site]  # (plan, out layout)
+    plans = [v.plan for k, v in B.plans.sites.items() if k[0] is site]  # Backend.runner(plan)
     assert plans
     strides = (a._data.strides, b._data.strides) if B.wants_strides else None
     assert B.plan(site.desc, (a.dtype, b.dtype), (a.shape, b.shape), strides=strides) in plans

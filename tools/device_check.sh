@@ -4,6 +4,7 @@
 #                                 suites when .ctlib/libcutensor_sm90.so.2.xz is present
 #                                 (made by tools/slim_cutensor.py)
 #   tools/device_check.sh bench   every benchmarks/bench_*.py (markdown tables)
+#   tools/device_check.sh build   only build the C extension in place (then run what you like)
 # Logs go to $OUT (default /tmp/hipfer-out); the last lines of each are printed.
 set -u
 OUT=${OUT:-/tmp/hipfer-out}
@@ -12,6 +13,8 @@ if ls .whl/*.whl >/dev/null 2>&1; then  # wheels the machine lacks (array-api-st
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl 2>/dev/null
 fi
 export PYTHONPATH=$PWD:/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+# the optional C launch path (hipfer/_launch.c), in place: the tree is not pip-installed here
+python3 setup.py -q build_ext --inplace > "$OUT/build_ext.txt" 2>&1 || echo "hipfer._launch not built (see build_ext.txt)"
 CT=""
 if [ -f .ctlib/libcutensor_sm90.so.2.xz ]; then
   xz -dc .ctlib/libcutensor_sm90.so.2.xz > /tmp/libcutensor.so.2 && CT=/tmp/libcutensor.so.2
@@ -34,5 +37,6 @@ bench)
     timeout "${BENCH_TIMEOUT:-120}" python3 "$b" > "$OUT/$n.md" 2>&1
     echo "== $n (rc $?)"; grep -E "^\|" "$OUT/$n.md" | tail -n "${BENCH_LINES:-14}"
   done ;;
-*) echo "usage: $0 tests|bench" >&2; exit 2 ;;
+build) python3 -c "from hipfer.backends.cupy import _engine as e; print('fast launch:', e.fast_launch_status())" ;;
+*) echo "usage: $0 tests|bench|build" >&2; exit 2 ;;
 esac

@@ -47,10 +47,10 @@ class PlanCache:
 
     ``sites`` is a second table for callers that run one fixed descriptor many times
     (``hipfer._ops.Site``): it maps a flat key -- (site, dtypes..., shapes...[, strides...],
-    conj flags...) -- to the Plan that ``Backend.plan`` returned for it, so a warm call
-    neither builds the nested plan key nor hashes the descriptor (a dataclass hash, in
-    Python). Its plans are the same objects as in the main table, and ``clear`` empties
-    both."""
+    conj flags...) -- to what the site replays for it (``Backend.runner`` of the plan that
+    ``Backend.plan`` returned, or that plan), so a warm call neither builds the nested plan
+    key nor hashes the descriptor (a dataclass hash, in Python). Its plans are the same
+    objects as in the main table, and ``clear`` empties both."""
 
     def __init__(self, capacity: int = 8192):
         self.capacity = capacity
@@ -168,6 +168,26 @@ class Backend(abc.ABC):
         plan.run(inputs, out, **params)
         return out
 
+    def runner(self, plan: Plan, perm: Optional[tuple] = None) -> Callable:
+        """fn(inputs) -> the new output array (a tuple for several outputs): what a
+        hipfer._ops.Site replays at every warm call -- allocate the plan's outputs (the one
+        output in axis order perm when given, see hipfer._ops.layout_perm), execute."""
+        outs = plan.outs
+        if len(outs) != 1:
+            def run(inputs):
+                out = tuple(self.empty(s, dt) for s, dt in outs)
+                self.execute(plan, inputs, out)
+                return out
+        else:
+            (shape, dt), = outs
+
+            def run(inputs):
+                out = self.empty(shape, dt) if perm is None else self.empty_permuted(shape, dt, perm)
+                self.execute(plan, inputs, out)
+                return out
+        run.plan = plan  # what it runs, for tests and debugging
+        return run
+
     def synchronize(self) -> None:
         """Wait for the work queued so far (nothing to wait for on the host)."""
 
@@ -196,6 +216,15 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def empty(self, shape, dtype):
         """An uninitialised C-contiguous backend array."""
+
+    def empty_permuted(self, shape, dtype, perm):
+        """An uninitialised array of this shape laid out in axis order perm (outermost
+        first): a transposed view of a C-contiguous one."""
+        buf = self.empty(tuple(shape[i] for i in perm), dtype)
+        inv = [0] * len(perm)
+        for j, i in enumerate(perm):
+            inv[i] = j
+        return buf.transpose(inv)
 
     @abc.abstractmethod
     def asarray(self, obj, dtype=None):

@@ -35,6 +35,28 @@ class CupyBackend(Backend):
             plan.run(inputs, out, **params)
         return out
 
+    def runner(self, plan, perm=None):
+        """Backend.runner with one device check per call instead of two (empty's and
+        execute's) for the usual one-output, C-order case: a warm tiny op is host-bound."""
+        general = super().runner(plan, perm)
+        if len(plan.outs) != 1 or perm is not None:
+            return general
+        (shape, dt), = plan.outs
+        # run_fresh: the plan's run for an out just allocated here (skips the out checks)
+        run = getattr(plan.run, "run_fresh", plan.run)
+        index, get_device = self.index, cupy.cuda.runtime.getDevice
+        if np.dtype(dt.type) == dt:
+            dt = dt.type  # CuPy parses a scalar type faster than a dtype (0.1 us of 1.6)
+
+        def fast(inputs):
+            if get_device() != index:
+                return general(inputs)
+            out = _ndarray(shape, dt)
+            run(inputs, out)
+            return out
+        fast.plan = plan
+        return fast
+
     def empty(self, shape, dtype):
         if cupy.cuda.runtime.getDevice() == self.index:  # the usual case: no device switch
             return _ndarray(shape, dtype)

@@ -3,10 +3,18 @@ the device error flag that turns out-of-range indices into Python IndexErrors.
 
 Every kernel is a template in ``hipfer/kernels/*.cuh`` instantiated by a C++ name
 expression; ``get_kernels(file, exprs)`` compiles them together once per process (CuPy
-also caches the binary on disk) and returns ``cupy.RawKernel`` objects.
+also caches the binary on disk) and returns launchable kernels: ``k(grid, block, args,
+shared_mem=0, align=None)``, as ``cupy.RawKernel`` is called (align: see RawLaunch).
+When the optional C extension ``hipfer._launch`` is built they are its ``Kernel``
+objects, which pack the arguments in C and call the driver's launch directly (a warm tiny
+elementwise call spent a third of its time in RawKernel's argument handling); else
+RawLaunch objects around the RawKernels.
+``HIPFER_FAST_LAUNCH=0`` turns the extension off.
 """
 from __future__ import annotations
 
+import ctypes
+import os
 import threading
 from typing import Sequence, Tuple
 
@@ -23,9 +31,87 @@ _lock = threading.Lock()
 _kernels: dict = {}
 
 
-def get_kernels(file: str, exprs: Sequence[str]) -> Tuple["cupy.RawKernel", ...]:
+# ------------------------------------------------------------ the launch path
+def _driver_launch_address() -> int:
+    """The address of the driver's launch function: hipModuleLaunchKernel on ROCm,
+    cuLaunchKernel on CUDA (the same signature), from the library CuPy already loaded."""
+    if cupy.cuda.runtime.is_hip:
+        names, symbol = ("libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6",
+                         "libamdhip64.so.5"), "hipModuleLaunchKernel"
+    else:
+        names, symbol = ("libcuda.so.1", "libcuda.so"), "cuLaunchKernel"
+    for name in names:
+        try:
+            return ctypes.cast(getattr(ctypes.CDLL(name), symbol), ctypes.c_void_p).value
+        except (OSError, AttributeError):
+            continue
+    raise OSError(f"no {symbol} in any of {names}")
+
+
+def _start_fast_launch():
+    """hipfer._launch initialised, or the reason it is not used (a string)."""
+    if os.environ.get("HIPFER_FAST_LAUNCH", "1") == "0":
+        return "off (HIPFER_FAST_LAUNCH=0)"
+    try:
+        from ... import _launch
+    except ImportError as e:
+        return f"off (the C extension hipfer._launch is not built: {e})"
+    try:
+        _launch.init(cupy._core.core._ndarray_base, cupy.cuda.get_current_stream,
+                     _driver_launch_address())
+    except (OSError, AttributeError, TypeError, ValueError) as e:  # pragma: no cover - odd installs
+        return f"off ({e})"
+    return _launch
+
+
+_fast: list = []  # [the module, or why not] once asked for
+
+
+def fast_launch_status() -> str:
+    """'on', or 'off (why)': whether kernels launch through hipfer._launch."""
+    if not _fast:
+        _fast.append(_start_fast_launch())
+    return _fast[0] if isinstance(_fast[0], str) else "on"
+
+
+class RawLaunch:
+    """hipfer._launch.Kernel's interface over a cupy.RawKernel, where the C extension is
+    off: ``k(grid, block, args, shared_mem=0, align=None)`` launches unless a leading
+    argument's pointer misses its align mask, and says whether it launched."""
+    __slots__ = ("raw",)
+
+    def __init__(self, raw):
+        self.raw = raw
+
+    def __call__(self, grid, block, args, shared_mem=0, align=None) -> bool:
+        if align is not None:
+            for a, m in zip(args, align):
+                if a.data.ptr & m:
+                    return False
+        self.raw(grid, block, args, shared_mem=shared_mem)
+        return True
+
+
+def launchable(raw):
+    """The kernel to launch for a cupy.RawKernel: hipfer._launch's Kernel on its function
+    (loaded for the current device, as RawKernel does) when the extension is on, else
+    RawLaunch(raw); both are called alike."""
+    if not _fast:
+        _fast.append(_start_fast_launch())
+    fast = _fast[0]
+    if isinstance(fast, str):
+        return RawLaunch(raw)
+    return fast.Kernel(raw.kernel.ptr, raw)
+
+
+def function_handle(kernel) -> int:
+    """The driver's function handle of a kernel from get_kernels (occupancy queries)."""
+    return kernel.raw.kernel.ptr
+
+
+def get_kernels(file: str, exprs: Sequence[str]) -> tuple:
     """Compile (once) the module kernels/<file> with these name expressions."""
-    key = (file, tuple(exprs))
+    key = (file, tuple(exprs), cupy.cuda.runtime.getDevice())
     ks = _kernels.get(key)
     if ks is None:
         with _lock:
@@ -34,14 +120,14 @@ def get_kernels(file: str, exprs: Sequence[str]) -> Tuple["cupy.RawKernel", ...]
                 mod = cupy.RawModule(code=module_source(file), options=OPTIONS,
                                      name_expressions=list(exprs))
                 try:
-                    ks = tuple(mod.get_function(e) for e in exprs)
+                    ks = tuple(launchable(mod.get_function(e)) for e in exprs)
                 except cupy.cuda.compiler.CompileException as e:  # pragma: no cover - GPU only
                     raise RuntimeError(f"compiling {file} for {list(exprs)} failed:\n{e}") from None
                 _kernels[key] = ks
     return ks
 
 
-def get_kernel(file: str, expr: str) -> "cupy.RawKernel":
+def get_kernel(file: str, expr: str):
     return get_kernels(file, (expr,))[0]
 
 

@@ -110,11 +110,13 @@ class _Launcher:
     Generate kernels (no inputs) keep C order: iota's values are C-order positions.
     """
 
-    def __init__(self, pair, in_dtypes, in_shapes, in_strides, out_shape, out_dtype):
+    def __init__(self, pair, in_dtypes, in_shapes, in_strides, out_shape, out_dtype, lead=()):
         self.out_shape, self.out_dtype = tuple(out_shape), np.dtype(out_dtype)
         self.n = math.prod(self.out_shape)
         self.n64 = np.int64(self.n)
         self.check_inputs = in_strides is None and len(in_dtypes) > 0
+        self.lead = tuple(lead)  # scalar arguments passed before each call's own (see _Mapped)
+        self.fresh_vec = None  # (masks, arguments after the pointers) of run_fresh's vector launch
         if in_strides is None:  # C-contiguous inputs (checked in run)
             in_strides = [tuple(s * dt.itemsize for s in _c_strides(sh)) for sh, dt in zip(in_shapes, in_dtypes)]
         self.in_es = [eng.broadcast_strides(sh, eng.elem_strides(st, dt.itemsize), self.out_shape)
@@ -134,16 +136,20 @@ class _Launcher:
         self.masks = [width * s - 1 for s in sizes]  # each operand's vector-access alignment
         self.grid_vec = (eng.grid_for(self.n, width),)
         self.block = (eng.BLOCK,)
+        self.c_bytes = tuple(s * self.out_dtype.itemsize for s in _c_strides(self.out_shape))
         self.lay_c = self._layout(_c_strides(self.out_shape))
         self.geom_strided: dict = {}
+        if self.lay_c[0] is not None and not self.check_inputs:
+            self.fresh_vec = (self.lay_c[0], self.lay_c[1] + self.lead)
 
     @staticmethod
     def _geometry(shape, strides) -> tuple:
         return (eng.shape_arg(shape),) + tuple(eng.strides_arg(s) for s in strides)
 
     def _layout(self, out_es) -> tuple:
-        """(vector-kernel alignment masks or None, splat, N-d kernel kind, grid, geometry)
-        for an out with these element strides."""
+        """(vector-kernel alignment masks or None, the vector kernel's arguments after the
+        pointers (n[, splat]), N-d kernel kind, grid, geometry) for an out with these
+        element strides."""
         shape, ins, os_ = self.out_shape, self.in_es, tuple(out_es)
         if self.has_inputs and len(shape) > 1:
             order = sorted(range(len(shape)), key=lambda k: -abs(os_[k]))
@@ -151,11 +157,12 @@ class _Launcher:
             ins = [tuple(s[k] for k in order) for s in ins]
             os_ = tuple(os_[k] for k in order)
         shape, strides = eng.collapse(shape, *ins, os_)
-        vmasks, splat = None, np.int32(0)
+        vmasks, vtail = None, ()
         if (self.vec is not None and len(shape) == 1 and strides[-1] == (1,)
                 and all(s in ((1,), (0,)) for s in strides[:-1])):
             splat = np.int32(sum(1 << k for k, s in enumerate(strides[:-1]) if s == (0,)))
             vmasks = tuple(0 if s == (0,) else m for s, m in zip(strides, self.masks))
+            vtail = (self.n64, splat) if self.has_inputs else (self.n64,)
         ax = _tile_axis(shape, strides) if self.has_inputs else None
         if ax is not None and self.tile_expr is not None:
             last = len(shape) - 1
@@ -163,10 +170,10 @@ class _Launcher:
             shape = tuple(shape[k] for k in order)
             strides = [tuple(s[k] for k in order) for s in strides]
             grid = (eng.grid_for(ek.tiles(shape, *self.tile_shape), 1, block=1),)
-            return vmasks, splat, _TILE, grid, self._geometry(shape, strides)
+            return vmasks, vtail, _TILE, grid, self._geometry(shape, strides)
         if ax is not None:
             shape, strides = _blocked(shape, strides, ax, self.run) or (shape, strides)
-        return vmasks, splat, _ND, (eng.grid_for(ek.nd_runs(shape, self.run)),), self._geometry(shape, strides)
+        return vmasks, vtail, _ND, (eng.grid_for(ek.nd_runs(shape, self.run)),), self._geometry(shape, strides)
 
     def _strided_out(self, out) -> tuple:
         """The layout of an out that is not C-contiguous (remembered per strides)."""
@@ -187,7 +194,17 @@ class _Launcher:
         return ValueError(f"out has shape {out.shape} and dtype {out.dtype}; the plan writes shape "
                           f"{self.out_shape} and dtype {self.out_dtype}")
 
+    def run_fresh(self, inputs: Sequence, out) -> None:
+        """__call__ (no per-call scalars) for an out the backend has just allocated:
+        C-contiguous, of the plan's shape and dtype, so nothing about it is checked -- the
+        warm path of Backend.runner, where a tiny op's time is all host time."""
+        fv = self.fresh_vec
+        if fv is None or not self.vec(self.grid_vec, self.block, (*inputs, out, *fv[1]), align=fv[0]):
+            self(inputs, out)
+
     def __call__(self, inputs: Sequence, out, *scalars) -> None:
+        # the warm path of a tiny op is host-bound: strides compared as a tuple (cheaper
+        # than out.flags), the alignment checked by the launch itself
         if out.shape != self.out_shape or out.dtype != self.out_dtype:
             raise self._bad_out(out)
         if self.n == 0:
@@ -195,21 +212,21 @@ class _Launcher:
         if self.check_inputs and not all(a.flags.c_contiguous for a in inputs):
             raise ValueError("this plan was made without strides, for C-contiguous inputs; "
                              "plan with strides=tuple(a.strides for a in inputs)")
-        vm, splat, kind, grid, geom = self.lay_c if out.flags.c_contiguous else self._strided_out(out)
-        if vm is not None and not (out.data.ptr & vm[-1] or any(a.data.ptr & m for a, m in zip(inputs, vm))):
-            if self.has_inputs:
-                self.vec(self.grid_vec, self.block, (*inputs, out, self.n64, splat, *scalars))
-            else:
-                self.vec(self.grid_vec, self.block, (out, self.n64, *scalars))
-        elif kind == _ND:
+        vm, vtail, kind, grid, geom = (self.lay_c if out.strides == self.c_bytes or out.flags.c_contiguous
+                                       else self._strided_out(out))
+        if self.lead:
+            scalars = self.lead + scalars
+        if vm is not None and self.vec(self.grid_vec, self.block, (*inputs, out, *vtail, *scalars), align=vm):
+            return
+        if kind == _ND:
             self.nd(grid, self.block, (*inputs, out, self.n64, *geom, *scalars))
         else:
             self._tiled()(grid, (ek.TILE_BLOCK,), (*inputs, out, self.n64, *geom, *scalars))
 
 
-def _launcher(pair, dtypes, shapes, strides, outs) -> _Launcher:
+def _launcher(pair, dtypes, shapes, strides, outs, lead=()) -> _Launcher:
     (out_shape, out_dtype), = outs
-    return _Launcher(pair, dtypes, shapes, strides, out_shape, out_dtype)
+    return _Launcher(pair, dtypes, shapes, strides, out_shape, out_dtype, lead)
 
 
 def _lazy(make: Callable[[], _Launcher]) -> Callable[[], _Launcher]:
@@ -239,12 +256,9 @@ class _Mapped(_Handler):
     subclasses name the pair (``kernels(desc, dtypes)``) and the dtypes they take."""
 
     def make(self, desc, dtypes, shapes, outs, strides, conj):
-        launch = _launcher(self.kernels(desc, dtypes), dtypes, shapes, strides, outs)
-        cj = _conj_mask(dtypes, conj)
-
-        def run(inputs, out):
-            launch(inputs, out, cj)
-        return run
+        # run(inputs, out) is the launcher itself: no wrapper frame on the warm path
+        return _launcher(self.kernels(desc, dtypes), dtypes, shapes, strides, outs,
+                         lead=(_conj_mask(dtypes, conj),))
 
 
 class _Unary(_Mapped):

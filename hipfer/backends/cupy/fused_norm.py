@@ -8,7 +8,7 @@ import numpy as np
 
 from ...kernels import fused_norm as K
 from ...prims.fused_ops.norm import eps_value
-from ._engine import device_props, get_kernels
+from ._engine import device_props, function_handle, get_kernels
 
 I32, I64 = np.int32, np.int64
 
@@ -24,7 +24,7 @@ def _resident(kernel):
     def resident(block: int, smem: int) -> int:
         try:
             return int(cupy.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(
-                kernel.kernel.ptr, block, smem))
+                function_handle(kernel), block, smem))
         except (AttributeError, RuntimeError):  # pragma: no cover - a runtime without it
             return K.THREADS_PER_SM // block
     return resident
