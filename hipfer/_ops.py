@@ -87,24 +87,30 @@ def _alloc(be, outs):
 
 def layout_perm(out_shape, arrays):
     """NumPy's order='K' for an elementwise output, simplified: the axis order (outermost
-    first) of the first operand that has the output's full shape and a nonzero stride on
-    every axis longer than 1, by decreasing |stride|; None for C order or no such operand.
-    Axes of length 1 go outermost (their place does not change the memory order)."""
+    first, by decreasing |stride|) shared by every operand that has the output's full
+    shape and a nonzero stride on every axis longer than 1; None for C order, for no such
+    operand, or when they disagree (NumPy then gives C order too; on the CPU an out laid
+    out like one operand and against the other runs at half NumPy's speed). Axes of
+    length 1 go outermost (their place does not change the memory order)."""
     if len(out_shape) < 2:
         return None
     shape = tuple(out_shape)
+    big = [i for i, n in enumerate(shape) if n > 1]
+    found = None
     for a in arrays:
         if a.shape != shape:
             continue
         st = a.strides
-        big = [i for i, n in enumerate(shape) if n > 1]
         if any(st[i] == 0 for i in big):
             continue  # a broadcast view says nothing about the layout wanted
         order = sorted(big, key=lambda i: -abs(st[i]))  # stable: ties keep the axis order
-        if order == big:
+        if found is None:
+            found = order
+        elif order != found:
             return None
-        return tuple(i for i, n in enumerate(shape) if n <= 1) + tuple(order)
-    return None
+    if found is None or found == big:
+        return None
+    return tuple(i for i, n in enumerate(shape) if n <= 1) + tuple(found)
 
 
 def run_arrays(be, desc, datas: Sequence, conj: Optional[tuple] = None, out=None,
@@ -204,8 +210,11 @@ class Site:
     def run2(self, x, y):
         """desc on two Tensors; returns the raw output array(s)."""
         a, b = x._data, y._data
-        if type(a) is _ndarray and type(b) is _ndarray and _cpu:
+        ta = type(a)
+        if ta is _ndarray and type(b) is _ndarray and _cpu:
             be = _cpu[0]
+        elif ta in _gpu_types and type(b) is ta and (i := a.data.device_id) == b.data.device_id:
+            be = _gpu.get(i) or backend_of_data(a)  # the warm GPU case, inline
         else:
             be = backend_of_data(a)
             if backend_of_data(b) is not be:

@@ -376,23 +376,25 @@ def _axis_order(a):
 
 @pytest.mark.parametrize("perm", [(1, 0), (2, 0, 1), (0, 2, 1), (2, 1, 0)])
 def test_elementwise_output_keeps_the_operand_layout(be, rng, perm):
-    """An elementwise result is laid out like its first full-size operand (as NumPy's
-    default order='K' does), so a permuted operand streams in memory order; the values
-    are the same as NumPy's, whatever the layout."""
+    """An elementwise result is laid out like its full-size operands when they agree (as
+    NumPy's default order='K' does), so a permuted operand streams in memory order; when
+    they disagree the result is C-ordered, as NumPy's is. The values are NumPy's, whatever
+    the layout."""
     shape = (3, 5, 4)[: len(perm)]
     base = _data(rng, np.dtype(np.float32), tuple(shape[i] for i in np.argsort(perm)))
     x = _t(be, base).permute_dims(perm) if hasattr(Tensor, "permute_dims") else hf.permute_dims(_t(be, base), perm)
     xh = base.transpose(perm)
     other = _data(rng, np.dtype(np.float32), x.shape)
-    for got, want in ((hf.exp(x), np.exp(xh)), (hf.add(x, _t(be, other)), xh + other),
+    same = hf.permute_dims(_t(be, np.ascontiguousarray(other.transpose(np.argsort(perm)))), perm)
+    for got, want in ((hf.exp(x), np.exp(xh)), (hf.add(x, same), xh + same._host()),
                       (x * 2.0, xh * np.float32(2.0)), (hf.astype(x, hf.float64), xh.astype(np.float64))):
         np.testing.assert_allclose(got._host(), want, rtol=2e-7, atol=0)  # exp: the device's libm
         assert _axis_order(got) == _axis_order(x)
         assert got._data.flags.c_contiguous or got._data.flags.f_contiguous or len(perm) > 2
-    # the first full-size operand decides: a C-ordered first operand gives C order
-    c = hf.add(_t(be, other), x)
-    assert c._data.flags.c_contiguous
-    np.testing.assert_array_equal(c._host(), other + xh)
+    # full-size operands in different layouts: C order, either way round (as NumPy)
+    for c, want in ((hf.add(_t(be, other), x), other + xh), (hf.add(x, _t(be, other)), xh + other)):
+        assert c._data.flags.c_contiguous and want.flags.c_contiguous
+        np.testing.assert_array_equal(c._host(), want)
 
 
 def test_elementwise_output_layout_ignores_broadcast_views(be, rng):

@@ -14,8 +14,8 @@ import numpy as np
 
 from ...prims import descriptors as d
 from ...prims.optable import BinaryOp
-from ._common import (NUMERIC_KINDS, Handler, as_dtype, conj_flags, conj_loader, fp_ignore,
-                      fp_restore, numeric, quiet, scaled, tropical_scaled)
+from ._common import (NUMERIC_KINDS, Handler, as_dtype, by_chunks, conj_flags, conj_loader,
+                      fp_ignore, fp_restore, numeric, quiet, scaled, tropical_scaled)
 
 
 # ------------------------------------------------------------- the NumPy extras
@@ -136,11 +136,28 @@ def _apply(fn, dtypes, conj):
                 fp_restore(tok)
         return run
     load = conj_loader(dtypes, conj)
+    flags = conj_flags(dtypes, conj)
+    k = flags.index(True)
+
+    def conj_then_fn(*xs, out):
+        fn(*load(xs), out=out)
+
+    def conj_into_out(*xs, out):
+        # the one conjugated operand written into out, then the ufunc in place: no temporary
+        np.conjugate(xs[k], out=out)
+        fn(*xs[:k], out, *xs[k + 1:], out=out)
+
+    # a NumPy ufunc reads each element before writing it: out may stand in for an input
+    in_place = (isinstance(fn, np.ufunc) and sum(flags) == 1 and dtypes[k] in (np.complex64, np.complex128))
 
     def run_conj(inputs, out):
         tok = fp_ignore()
-        try:
-            fn(*load(inputs), out=out)
+        try:  # in chunks: the conjugated values stay in cache
+            if (in_place and out.dtype == dtypes[k] and out.shape == inputs[k].shape
+                    and not any(np.may_share_memory(x, out) for x in inputs)):
+                by_chunks(conj_into_out, inputs, out)
+            else:
+                by_chunks(conj_then_fn, inputs, out)
         finally:
             fp_restore(tok)
     return run_conj
