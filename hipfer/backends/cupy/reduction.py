@@ -241,21 +241,6 @@ class _AntiRun:
                 self.layouts[out.strides] = st
         return st
 
-    def run_fresh(self, inputs, out):
-        """__call__ (alpha 1, beta 0) for an out the backend has just allocated:
-        C-contiguous, of the plan's shape and dtype, so only a is checked -- the warm path
-        of Backend.runner."""
-        (a,) = inputs
-        head = self.fresh
-        if head is None or a.dtype != self.dtype or (self.a_strides is not None and a.strides != self.a_strides):
-            return self(inputs, out)  # the general path (and its errors)
-        g, args = self.g, (a, self.cj, out, out) + head
-        tails = self.vec_tails
-        if tails is None:
-            self.k_main((g.grid,), (g.block,), args)
-        elif not (self.vec_ok and self.k_main((g.grid,), (g.block,), args + tails[1], align=(kr.PACK_BYTES - 1,))):
-            self.k_main((g.grid,), (g.block,), args + tails[0])
-
     def __call__(self, inputs, out, alpha=1, beta=0):
         (a,) = inputs
         _check(a, self.dtype, self.given, out, self.out_shape, self.dtype)
