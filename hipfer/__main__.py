@@ -81,6 +81,20 @@ def _contraction_library(args) -> dict:
     return {"loaded": loaded, "errors": errors}
 
 
+def _launch_path(gpu_usable: bool) -> str:
+    """How GPU kernels launch: through the C extension hipfer._launch or cupy.RawKernel."""
+    if gpu_usable:
+        try:
+            from hipfer.backends.cupy import _engine
+            return f"hipfer._launch {_engine.fast_launch_status()}"
+        except Exception as e:  # a half-working driver must not break `info`
+            return f"unknown ({e})"
+    import importlib.util
+    if importlib.util.find_spec("hipfer._launch") is not None:
+        return "hipfer._launch built (used on a GPU)"
+    return "hipfer._launch not built: kernels would launch through cupy.RawKernel"
+
+
 def collect_info(args) -> dict:
     import numpy as np
     from hipfer.prims.registry import devices, gpu_status
@@ -103,6 +117,7 @@ def collect_info(args) -> dict:
             "reason": st.reason or None,
         },
         "contraction": _contraction_library(args),
+        "launch": _launch_path(st.usable),
     }
 
 
@@ -125,6 +140,7 @@ def _format_info(info: dict) -> str:
         lines.append(f"gpu             none usable: {gpu['reason']}")
         if gpu["versions"]:
             lines.append("                " + ", ".join(f"{k} {v}" for k, v in gpu["versions"].items()))
+    lines.append(f"kernel launch   {info['launch']}")
     lib = info["contraction"]["loaded"]
     lines.append("contraction     " + (f"{lib['kind']} {lib['path']} (version {lib['version']})"
                                        if lib else "no hipTENSOR/cuTENSOR loaded (GEMM-based einsum)"))

@@ -61,6 +61,7 @@ def test_info_json_reports_a_reason_without_gpu():
         assert gpu["reason"], "no GPU and no reason given"
         assert info["devices"] == ["cpu"] and info["backends"] == ["numpy"]
     assert info["contraction"] == {"loaded": None, "errors": {}}
+    assert info["launch"].startswith("hipfer._launch")
 
 
 def test_info_without_cupy_says_so():
