@@ -127,6 +127,17 @@ static int pack_arg(PyObject *a, Py_ssize_t i, unsigned char *store, size_t *use
     return 0;
 }
 
+/* A non-null address from a Python int (a function handle, the launch function). */
+static int address_of(PyObject *obj, const char *what, void **out)
+{
+    *out = PyLong_AsVoidPtr(obj);
+    if (*out != NULL)
+        return 0;
+    if (!PyErr_Occurred())
+        PyErr_Format(PyExc_ValueError, "%s: null address", what);
+    return -1;
+}
+
 /* grid or block: a tuple of 1 to 3 positive ints. */
 static int dims(PyObject *t, const char *what, unsigned d[3])
 {
@@ -284,12 +295,9 @@ static PyObject *Kernel_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     static char *names[] = {"handle", "raw", NULL};
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OO:Kernel", names, &handle, &raw))
         return NULL;
-    void *func = PyLong_AsVoidPtr(handle);
-    if (func == NULL) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "Kernel: null function handle");
+    void *func;
+    if (address_of(handle, "Kernel: function handle", &func) < 0)
         return NULL;
-    }
     Kernel *self = (Kernel *)type->tp_alloc(type, 0);
     if (self == NULL)
         return NULL;
@@ -360,12 +368,9 @@ static PyObject *mod_init(PyObject *Py_UNUSED(m), PyObject *args)
         PyErr_SetString(PyExc_TypeError, "init(array_type, current_stream, launch_address)");
         return NULL;
     }
-    void *fn = PyLong_AsVoidPtr(address);
-    if (fn == NULL) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "init: null launch address");
+    void *fn;
+    if (address_of(address, "init: launch function", &fn) < 0)
         return NULL;
-    }
     Py_INCREF(array_type);
     Py_XSETREF(g_array_type, (PyTypeObject *)array_type);
     Py_INCREF(stream_fn);

@@ -67,11 +67,17 @@ def _start_fast_launch():
 _fast: list = []  # [the module, or why not] once asked for
 
 
-def fast_launch_status() -> str:
-    """'on', or 'off (why)': whether kernels launch through hipfer._launch."""
+def _fast_launch():
+    """hipfer._launch, or why it is off (a string); decided on first use."""
     if not _fast:
         _fast.append(_start_fast_launch())
-    return _fast[0] if isinstance(_fast[0], str) else "on"
+    return _fast[0]
+
+
+def fast_launch_status() -> str:
+    """'on', or 'off (why)': whether kernels launch through hipfer._launch."""
+    fast = _fast_launch()
+    return fast if isinstance(fast, str) else "on"
 
 
 class RawLaunch:
@@ -96,9 +102,7 @@ def launchable(raw):
     """The kernel to launch for a cupy.RawKernel: hipfer._launch's Kernel on its function
     (loaded for the current device, as RawKernel does) when the extension is on, else
     RawLaunch(raw); both are called alike."""
-    if not _fast:
-        _fast.append(_start_fast_launch())
-    fast = _fast[0]
+    fast = _fast_launch()
     if isinstance(fast, str):
         return RawLaunch(raw)
     return fast.Kernel(raw.kernel.ptr, raw)

@@ -148,7 +148,8 @@ def _apply(fn, dtypes, conj):
         fn(*xs[:k], out, *xs[k + 1:], out=out)
 
     # a NumPy ufunc reads each element before writing it: out may stand in for an input
-    in_place = (isinstance(fn, np.ufunc) and sum(flags) == 1 and dtypes[k] in (np.complex64, np.complex128))
+    # (flagged inputs are complex: conj_flags)
+    in_place = isinstance(fn, np.ufunc) and sum(flags) == 1
 
     def run_conj(inputs, out):
         tok = fp_ignore()
