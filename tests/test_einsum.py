@@ -174,6 +174,33 @@ def test_conjugated_operands(be, rng):
                                np.sum(np.conj(a) ** 2), rtol=1e-12)
 
 
+@pytest.mark.parametrize("sub,shapes,how", [
+    ("mk,nkl->nml", [(5, 7), (3, 7, 4)], "a"),       # matmul of a matrix with a stack
+    ("nkm,kl->nml", [(3, 7, 5), (7, 2)], "b"),       # the stack first, transposed
+    ("mk,nkl->mnl", [(5, 7), (3, 7, 4)], "a"),       # another output order
+    ("mk,nkl->nml", [(5, 7), (1, 7, 4)], ""),        # a size-1 stack: one GEMM
+])
+def test_broadcast_batch_instead_of_a_copy(be, rng, monkeypatch, sub, shapes, how):
+    """A free group split by the summed labels (b's n and l around k): its outer labels
+    become the batch, the other operand read at stride 0 -- no copy of either operand."""
+    from hipfer._einsum import pairwise
+    arrays = [rand(rng, s, np.float64) for s in shapes]
+    copies = []
+    orig = pairwise.as_3d
+    monkeypatch.setattr(pairwise, "as_3d", lambda t, perm, groups, shape3, be_=None, copy=None:
+                        orig(t, perm, groups, shape3, be_,
+                             None if copy is None else (lambda *a: copies.append(1) or copy(*a))))
+    tensors = [hf.asarray(a) for a in arrays]
+    got = hf.einsum(sub, *tensors)
+    np.testing.assert_allclose(host(got), np.einsum(sub, *arrays), rtol=1e-12, atol=1e-12)
+    assert not copies
+    _, ins, out = P.parse_args([sub] + tensors)
+    spec = P.parse(ins, out, [t.shape for t in tensors])
+    gemms = [pair for st in _einsum._plan(spec, [(0, 1)], tensors, _einsum.Semiring.STANDARD).steps
+             for pair in st.pairs]
+    assert [g.broadcast for g in gemms] == [how]
+
+
 def test_plans_are_cached(be, rng, monkeypatch):
     a, b = rand(rng, (3, 4), np.float64), rand(rng, (4, 5), np.float64)
     A, B = hf.asarray(a), hf.asarray(b)

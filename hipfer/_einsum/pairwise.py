@@ -136,15 +136,20 @@ class Gemm:
     semiring: Semiring
 
     swap: bool = False             # run as b x a: the result's free labels come b's first
+    # "a" / "b": that operand lacks the batch labels (free labels of the other one) and
+    # reads each batch at stride 0 -- the matrix of a broadcast matmul
+    broadcast: str = ""
 
     def apply(self, be, a: Tensor, b: Tensor) -> Tensor:
         if self.swap:
             a, b = b, a
         nb, nfa, nk, nfb = self.groups
         copy = _site(self, _MAKE_CONTIGUOUS, "copy_a")
-        a3 = as_3d(a, self.perm_a, (nb, nfa, nk), self.shape_a, be, copy)
+        a3 = as_3d(a, self.perm_a, (0 if self.broadcast == "a" else nb, nfa, nk), self.shape_a,
+                   be, copy)
         copy = _site(self, _MAKE_CONTIGUOUS, "copy_b")
-        b3 = as_3d(b, self.perm_b, (nb, nk, nfb), self.shape_b, be, copy)
+        b3 = as_3d(b, self.perm_b, (0 if self.broadcast == "b" else nb, nk, nfb), self.shape_b,
+                   be, copy)
         out = _site(self, d.BatchedGemm(self.semiring))(be, [a3, b3])
         return Tensor(out.reshape(self.out_shape))  # a fresh contiguous array: a view
 
@@ -229,17 +234,39 @@ def plan_pair(la: Labels, oa: Labels, lb: Labels, ob: Labels, keep, size_of, sem
     return plan[0], plan[1], plan[1]
 
 
+def _outer_free(order, other, size_of) -> tuple:
+    """The free labels (not in `other`) outside every shared label in an operand's memory
+    order, when some free label also lies inside one: that free group cannot be one GEMM
+    dimension without a copy, but its outer part can be the batch (the other operand
+    reads it at stride 0, as a broadcast matmul's matrix). () otherwise."""
+    order = [x for x in order if size_of[x] != 1]
+    lead = []
+    for x in order:
+        if x in other:
+            break
+        lead.append(x)
+    inner_free = any(x not in other for x in order[len(lead):])
+    return tuple(lead) if lead and inner_free else ()
+
+
 def _gemm(la, oa, lb, ob, batch, summed, size_of, semiring, swap):
     sa, sb = set(la), set(lb)
     free_a = tuple(x for x in oa if x not in sb)
     free_b = tuple(x for x in ob if x not in sa)
+    broadcast = ""
+    if not batch:  # a free group split by the summed one: its outer labels batch instead
+        lead_a, lead_b = _outer_free(oa, sb, size_of), _outer_free(ob, sa, size_of)
+        if lead_b and (not lead_a or prod(size_of[x] for x in lb) >= prod(size_of[x] for x in la)):
+            batch, free_b, broadcast = lead_b, tuple(x for x in free_b if x not in lead_b), "a"
+        elif lead_a:
+            batch, free_a, broadcast = lead_a, tuple(x for x in free_a if x not in lead_a), "b"
     nb, m, k, n = (prod(size_of[x] for x in g) for g in (batch, free_a, summed, free_b))
-    perm_a = tuple(la.index(x) for x in batch + free_a + summed)
-    perm_b = tuple(lb.index(x) for x in batch + summed + free_b)
+    perm_a = tuple(la.index(x) for x in batch + free_a + summed if x in sa)
+    perm_b = tuple(lb.index(x) for x in batch + summed + free_b if x in sb)
     result = batch + free_a + free_b
     groups = (len(batch), len(free_a), len(summed), len(free_b))
     return Gemm(perm_a, perm_b, groups, (nb, m, k), (nb, k, n),
-                tuple(size_of[x] for x in result), semiring, swap), result
+                tuple(size_of[x] for x in result), semiring, swap, broadcast), result
 
 
 def nesting_score(partner, keep, size_of):
