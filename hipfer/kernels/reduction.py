@@ -14,8 +14,10 @@ from the device or from timing: a given call sums in the same order every time.
 Paths (choose_path / plan_reduce):
   'vec'    -- one reduced run of stride 1 (a full reduction of a contiguous operand, the
               last axis of a C-contiguous one): red_vec reads 16-byte packs, 128 bytes in
-              flight per thread; rows up to VEC_WARP_K elements take 32 lanes (8 rows per
-              block), longer ones a block of VEC_BLOCK threads per (row, split);
+              flight per thread; rows up to VEC_WARP_K elements take up to 32 lanes (a
+              power of two; each lane folds a whole group of GROUP elements at least,
+              several rows per block), longer ones a block of VEC_BLOCK threads per
+              (row, split);
   'block'  -- other layouts whose reduced elements are neighbours (or M == 1);
   'thread' -- one thread per output when K is small or the outputs are the neighbours.
 Whether red_vec's packs load as vectors (the pointer, the kept strides and the split
@@ -185,8 +187,14 @@ def choose_path(M: int, K: int, red_inner: int, keep_inner: int) -> str:
 
 
 def vec_lanes(M: int, K: int) -> int:
-    """Threads per (output, split) of the vec path."""
-    return VEC_WARP_LANES if K <= VEC_WARP_K and M >= VEC_WARP_MIN_M else VEC_BLOCK
+    """Threads per (output, split) of the vec path: a block for few or long rows, else
+    up to VEC_WARP_LANES, fewer for short rows so that each lane folds at least one
+    whole group of GROUP elements (its vector loads in flight at once). With 32 lanes on
+    64-element rows, half the lanes idled and the rest loaded element by element: sum
+    over the last axis of 2^20 x 64 float32 took 0.64 ms on the H200 (torch 0.24)."""
+    if K > VEC_WARP_K or M < VEC_WARP_MIN_M:
+        return VEC_BLOCK
+    return min(VEC_WARP_LANES, 1 << (max(1, K // GROUP).bit_length() - 1))
 
 
 def _split(M: int, K: int, per_split_min: int, want: int) -> Tuple[int, int]:
