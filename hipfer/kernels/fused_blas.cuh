@@ -27,7 +27,7 @@ __global__ void fused_axpby(const T* __restrict__ x, const T* y, T* out, i64 n, 
 // block with WHOLE_BLOCK (blockDim.x a multiple of HF_BLAS_LANES). Butterflies within each
 // HF_BLAS_LANES lanes (every lane ends with the same bits: a + b == b + a), then thread 0
 // adds those sums in order. Valid in the group's first thread. With WHOLE_BLOCK every
-// thread of the block must call it (it synchronises).
+// thread of the block must call it (it synchronises). (fused_lrp.cuh uses both.)
 template <bool WHOLE_BLOCK, class T>
 __device__ __forceinline__ T group_sum(T v) {
   for (int m = HF_BLAS_LANES / 2; m > 0; m >>= 1) v += HF_SHFL_XOR(v, m);
@@ -100,24 +100,6 @@ __global__ void fused_sum(const T* __restrict__ x, const T* __restrict__ y, T* p
   T acc = sum_packs<DOT>(x, y, n, vec != 0, (i64)blockIdx.x * blockDim.x + threadIdx.x, threads);
   acc = group_sum<true>(acc);
   if (threadIdx.x == 0) part[blockIdx.x] = acc;
-}
-
-// out[i] = beta * out[i] + sum_j x[i, j] for x (m, n). A group of threads per row:
-// HF_BLAS_LANES lanes for short rows, the whole block for long ones (WHOLE_BLOCK); rows
-// grid-strided over the groups. vec: every row is 16-byte aligned. beta == 0 never reads out.
-template <class T, bool WHOLE_BLOCK>
-__global__ void fused_accumulate_rows(const T* __restrict__ x, T* out, i64 m, i64 n, T beta, int vec) {
-  const int lanes = WHOLE_BLOCK ? (int)blockDim.x : HF_BLAS_LANES;
-  const i64 per_block = blockDim.x / lanes, groups = gridDim.x * per_block;
-  const i64 first = blockIdx.x * per_block + threadIdx.x / lanes;
-  // a whole block runs the same iterations (group_sum synchronises it)
-  const i64 rows = WHOLE_BLOCK ? (m + groups - 1) / groups * groups : m;
-  for (i64 i = first; i < rows; i += groups) {
-    const bool live = i < m;
-    T s = live ? sum_packs<false>(x + i * n, x, n, vec != 0, threadIdx.x % lanes, lanes) : T(0);
-    s = group_sum<WHOLE_BLOCK>(s);
-    if (live && threadIdx.x % lanes == 0) out[i] = beta == T(0) ? s : beta * out[i] + s;
-  }
 }
 
 // Column sums of x (m, n), over rows [p * rows_per_part, (p + 1) * rows_per_part) for

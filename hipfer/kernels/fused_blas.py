@@ -19,10 +19,6 @@ def sum_expr(dt, dot: bool) -> str:
     return f"hf::fused_sum<{ctype(dt)}, {str(dot).lower()}>"
 
 
-def accumulate_rows_expr(dt, whole_block: bool) -> str:
-    return f"hf::fused_accumulate_rows<{ctype(dt)}, {str(whole_block).lower()}>"
-
-
 def column_sums_expr(dt) -> str:
     return f"hf::fused_column_sums<{ctype(dt)}>"
 
@@ -42,7 +38,6 @@ def adam_step_expr(dt) -> str:
 def exprs(dt) -> list:
     """Every kernel of one dtype (compiled together: one compile per dtype)."""
     return [axpby_expr(dt), sum_expr(dt, False), sum_expr(dt, True),
-            accumulate_rows_expr(dt, False), accumulate_rows_expr(dt, True),
             column_sums_expr(dt), column_sums_finish_expr(dt), add_vector_expr(dt),
             adam_step_expr(dt)]
 

@@ -11,7 +11,9 @@ import cupy
 import numpy as np
 
 from ...kernels import fused_blas as K
+from ...prims import descriptors as d
 from ...prims.fused_ops.blas import adam_scalars
+from . import reduction
 from ._engine import BLOCK, get_kernels, grid_for
 
 MAX_PARTS = 1024  # blocks of a full reduction's first stage (partials then one block)
@@ -89,19 +91,16 @@ def _column_sums(desc, dtypes, shapes, outs):
 
 
 def _accumulate_rows(desc, dtypes, shapes, outs):
+    """The library's row sum (SemiringCore ReduceAdd: its vec path, 16-byte loads, lanes
+    sized to the rows) with beta; its order too is a function of the shape alone."""
     dt = outs[0][1]
-    m, n = shapes[0]
-    whole_block = _packs(n, dt) >= BLOCK  # long rows: a block per row, else 32 lanes
-    kernel = _kernel(dt, K.accumulate_rows_expr(dt, whole_block))
-    per_block = 1 if whole_block else BLOCK // K.LANES
-    rows_aligned = n * dt.itemsize % K.PACK_BYTES == 0
+    (m, n), out_shape = shapes[0], outs[0][0]
+    c_strides = ((n * dt.itemsize, dt.itemsize),)
+    red = reduction.HANDLERS[d.ReduceAdd].make(d.ReduceAdd(("i", "j"), ("i",)), (dt,),
+                                                ((m, n),), ((out_shape, dt),), c_strides, (False,))
 
     def run(inputs, out, beta=1.0):
-        if m:
-            x = inputs[0]
-            vec = np.int32(rows_aligned and _aligned(x))
-            kernel((grid_for(m, block=per_block),), (BLOCK,),
-                   (x, out, np.int64(m), np.int64(n), dt.type(beta), vec))
+        red(inputs[:1], out, 1, beta)
     return run
 
 
