@@ -336,6 +336,24 @@ def test_conv2d_matches_torch(be, rng, geom):
         np.testing.assert_allclose(host(mine), theirs.grad.numpy(), rtol=1e-12, atol=1e-12)
 
 
+def test_conv2d_pointwise_strided_input(be, rng):
+    """A 1x1 kernel at stride 1 reads x as its own columns (no im2col): also when x is a
+    strided view, and the backward's dx is then dcols itself."""
+    full = rand(rng, (3, 4, 6, 10), np.float64)
+    x = full[:, :, :, ::2]  # (3, 4, 6, 5), not contiguous
+    w, b = rand(rng, (5, 4, 1, 1), np.float64), rand(rng, (5,), np.float64)
+    X = hf.asarray(full)[:, :, :, ::2]
+    y = nn.conv2d(X, hf.asarray(w), hf.asarray(b))
+    np.testing.assert_allclose(host(y), ref_conv2d(x, w, b, 1, 0, 1), rtol=1e-12, atol=1e-12)
+    g = rand(rng, y.shape, np.float64)
+    dx, dw, db = nn.conv2d_backward(hf.asarray(g), X, hf.asarray(w))
+    w2 = w.reshape(5, 4)
+    np.testing.assert_allclose(host(dx), np.einsum("ck,nchw->nkhw", w2, g), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(host(dw).reshape(5, 4), np.einsum("nchw,nkhw->ck", g, x),
+                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(host(db), g.sum(axis=(0, 2, 3)), rtol=1e-12, atol=1e-12)
+
+
 # ------------------------------------------------------ finite differences (float64)
 @pytest.mark.parametrize("geom", [CONV_GEOMS[0], CONV_GEOMS[1], CONV_GEOMS[3]])
 def test_conv2d_backward_finite_differences(be, rng, geom):

@@ -124,11 +124,18 @@ def _conv_operands(name, x, w):
     return x, w
 
 
+def _pointwise(params) -> bool:
+    """A 1x1 kernel at stride 1 without padding: im2col(x) is x itself, (N, C, H*W)."""
+    return params["kernel"] == params["stride"] == (1, 1) and params["padding"] == (0, 0)
+
+
 def _columns(name, x, w, stride, padding, dilation):
-    """(im2col(x) for w's kernel, (oh, ow))."""
+    """(im2col(x) for w's kernel, (oh, ow), whether the columns are x itself)."""
     params = _window(name, w.shape[2:], stride, padding, dilation)
-    cols = fused("im2col", [x], params)
-    return cols, geometry(d.Fused.of("im2col", **params), x.shape[2:])[4]
+    o = geometry(d.Fused.of("im2col", **params), x.shape[2:])[4]
+    if _pointwise(params) and x.ndim == 4:  # no copy (cuDNN skips it too)
+        return reshape(x, x.shape[:2] + (o[0] * o[1],)), o, True
+    return fused("im2col", [x], params), o, False
 
 
 def conv2d(x, w, b=None, *, stride=1, padding=0, dilation=1):
@@ -136,7 +143,7 @@ def conv2d(x, w, b=None, *, stride=1, padding=0, dilation=1):
     (N, Cout, oh, ow), as torch.nn.functional.conv2d. One im2col and one batched GEMM."""
     x, w = _conv_operands("conv2d", x, w)
     co = w.shape[0]
-    cols, o = _columns("conv2d", x, w, stride, padding, dilation)
+    cols, o, _ = _columns("conv2d", x, w, stride, padding, dilation)
     y = matmul(reshape(w, (co, cols.shape[1])), cols)  # (N, Cout, oh*ow)
     if b is not None:
         b = tensor(b, "conv2d", "b")
@@ -155,7 +162,7 @@ def conv2d_backward(grad, x, w, *, stride=1, padding=0, dilation=1):
     x, w = _conv_operands("conv2d_backward", x, w)
     grad = tensor(grad, "conv2d_backward", "grad")
     co = w.shape[0]
-    cols, o = _columns("conv2d_backward", x, w, stride, padding, dilation)
+    cols, o, pointwise = _columns("conv2d_backward", x, w, stride, padding, dilation)
     n, kk, L = cols.shape
     if grad.shape != (n, co) + o:
         raise ValueError(f"conv2d_backward(): grad has shape {grad.shape}, conv2d's output "
@@ -165,5 +172,6 @@ def conv2d_backward(grad, x, w, *, stride=1, padding=0, dilation=1):
     g3 = reshape(grad, (n, co, L))
     dw = reshape(tensordot(g3, cols, axes=([0, 2], [0, 2])), w.shape)
     dcols = matmul(matrix_transpose(reshape(w, (co, kk))), g3)  # (N, C*kh*kw, L)
-    dx = col2im_add(dcols, x.shape, w.shape[2:], stride=stride, padding=padding, dilation=dilation)
+    dx = reshape(dcols, x.shape) if pointwise else \
+        col2im_add(dcols, x.shape, w.shape[2:], stride=stride, padding=padding, dilation=dilation)
     return dx, dw, _sum(grad, axis=(0, 2, 3))
