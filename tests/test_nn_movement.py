@@ -343,7 +343,8 @@ def top_k_ref(x, k, largest):
 @pytest.mark.parametrize("shape,k", [((1, 1), 1), ((5, 33), 4), ((5, 33), 33), ((3, 1000), 17),
                                      ((2, 257), 0), ((4,), 3), ((2, 3, 300), 100),
                                      ((0, 5), 2), ((2, 3000), 2048), ((2, 3000), 2500),
-                                     ((1, 5000), 1)])
+                                     ((1, 5000), 1), ((3, 9001), 17), ((2, 20000), 300),
+                                     ((1, 70000), 1)])
 @pytest.mark.parametrize("data", ["ties", "normal"])
 def test_top_k_rows(be, rng, dtype, largest, shape, k, data):
     if data == "ties":
@@ -359,6 +360,21 @@ def test_top_k_rows(be, rng, dtype, largest, shape, k, data):
         assert v.shape == shape[:-1] + (k,) and i.dtype == np.int64
         assert_bits(host(i), want_i)
         assert_bits(host(v), want_v)
+
+
+def test_top_k_splits():
+    """Few long rows are cut into segments of at least k columns (the GPU's first stage);
+    many rows, short rows and large k are not."""
+    from hipfer.kernels import fused_movement as K
+    assert K.top_k_splits(16, 150000, 1) == -(-K.TOP_K_TASKS // 16)
+    assert K.top_k_splits(1, 5000, 1) == 2 and K.top_k_splits(3, 9001, 32) == 4
+    assert K.top_k_splits(K.TOP_K_TASKS, 10 ** 6, 1) == 1
+    assert K.top_k_splits(64, 4000, 1) == 1 and K.top_k_splits(2, 3000, 2048) == 1
+    for rows in (1, 7, 100):
+        for cols in (1, 4095, 4096, 10 ** 5):
+            for sort_n in (1, 64, K.TOP_K_SORT_MAX):
+                s = K.top_k_splits(rows, cols, sort_n)
+                assert s >= 1 and (s == 1 or cols // s >= max(K.TOP_K_MIN_SEGMENT, 2 * sort_n))
 
 
 def test_top_k_rows_nan_payloads(be):

@@ -204,7 +204,12 @@ __device__ __forceinline__ i64 mv_count_before(bool flag, int* warp_total, i64& 
   return before + __popcll(bits & ((1ull << lane) - 1ull));
 }
 
-// One block per row (blockDim a multiple of the warp size, at most 1024):
+// One block per task: a row, or one of the `splits` segments of a row (long rows on few
+// blocks; blockDim a multiple of the warp size, at most 1024). A segment is `chunk`
+// columns from s * chunk, the last one to the row's end; it holds at least k of them.
+// Without x_idx a column is its position; with it (the second stage over the segments'
+// candidates, laid out segment after segment) it is x_idx[row * cols + position], and
+// equal keys rank by position, which is their column order too. Per task:
 //  1. radix select, 8 bits a pass from the top: find the key prefix of the k-th ranked
 //     element. Elements above the prefix are in; of those equal to it, the first `need`
 //     columns are (stops early once the prefix's bin holds exactly `need`).
@@ -215,8 +220,8 @@ __device__ __forceinline__ i64 mv_count_before(bool flag, int* warp_total, i64& 
 //  4. write values (the elements themselves, bit for bit) and columns.
 // Dynamic shared memory: sort_n * (8 + sizeof(key)) bytes.
 template <class T>
-__global__ void fused_top_k_rows(const T* x, T* values, i64* indices, i64 rows, i64 cols, i64 k,
-                                 int sort_n, bool largest) {
+__global__ void fused_top_k_rows(const T* x, const i64* x_idx, T* values, i64* indices, i64 rows,
+                                 i64 cols, i64 splits, i64 chunk, i64 k, int sort_n, bool largest) {
   typedef typename mv_key<T>::type K;
   const int bits = 8 * (int)sizeof(K);
   __shared__ unsigned int hist[256];
@@ -228,14 +233,16 @@ __global__ void fused_top_k_rows(const T* x, T* values, i64* indices, i64 rows, 
   K* s_key = reinterpret_cast<K*>(s_col + sort_n);
   const K flip = largest ? K(0) : ~K(0);
 
-  for (i64 row = blockIdx.x; row < rows; row += gridDim.x) {
-    const T* xr = x + row * cols;
+  for (i64 task = blockIdx.x; task < rows * splits; task += gridDim.x) {
+    const i64 row = task / splits, first = (task - row * splits) * chunk;
+    const i64 n = task - row * splits == splits - 1 ? cols - first : chunk;
+    const T* xr = x + row * cols + first;
     K prefix = 0, mask = 0;
     i64 need = k;
     for (int shift = bits - 8; shift >= 0; shift -= 8) {
       for (int b = threadIdx.x; b < 256; b += blockDim.x) hist[b] = 0;
       __syncthreads();
-      for (i64 j = threadIdx.x; j < cols; j += blockDim.x) {
+      for (i64 j = threadIdx.x; j < n; j += blockDim.x) {
         const K u = mv_key<T>::of(xr[j]) ^ flip;
         if ((u & mask) == prefix) atomicAdd(&hist[(int)(u >> shift) & 255], 1u);  // counts: exact
       }
@@ -257,10 +264,10 @@ __global__ void fused_top_k_rows(const T* x, T* values, i64* indices, i64 rows, 
     }
 
     i64 eq_seen = 0, taken = 0, total;
-    for (i64 base = 0; base < cols && taken < k; base += blockDim.x) {
+    for (i64 base = 0; base < n && taken < k; base += blockDim.x) {
       const i64 j = base + threadIdx.x;
-      const K u = j < cols ? mv_key<T>::of(xr[j]) ^ flip : K(0);
-      const bool above = j < cols && (u & mask) > prefix, eq = j < cols && (u & mask) == prefix;
+      const K u = j < n ? mv_key<T>::of(xr[j]) ^ flip : K(0);
+      const bool above = j < n && (u & mask) > prefix, eq = j < n && (u & mask) == prefix;
       const i64 eq_rank = eq_seen + mv_count_before(eq, warp_total, total);
       eq_seen += total;
       const bool take = above || (eq && eq_rank < need);
@@ -295,8 +302,8 @@ __global__ void fused_top_k_rows(const T* x, T* values, i64* indices, i64 rows, 
 
     for (i64 p = threadIdx.x; p < k; p += blockDim.x) {
       const i64 j = s_col[p];
-      indices[row * k + p] = j;
-      values[row * k + p] = xr[j];
+      indices[task * k + p] = x_idx ? x_idx[row * cols + first + j] : first + j;
+      values[task * k + p] = xr[j];
     }
     __syncthreads();
   }

@@ -156,12 +156,23 @@ def _top_k_rows(desc, dtypes, shapes, outs):
     kernel = _kernel(K.top_k_rows_expr(dt))
     sort_n = 1 << max(0, k - 1).bit_length()
     smem = sort_n * (8 + dt.itemsize)
-    grid = (grid_for(rows * BLOCK),)
-    tail = (np.int64(rows), np.int64(cols), np.int64(k), np.int32(sort_n), np.bool_(largest))
+    splits = K.top_k_splits(rows, cols, sort_n)
+    tail = (np.int64(k), np.int32(sort_n), np.bool_(largest))
+    # stage 1: k candidates per (row, segment); stage 2 (split rows): the k of each row's
+    # splits * k candidates, their columns read from the first stage's indices
+    first = (np.int64(rows), np.int64(cols), np.int64(splits), np.int64(cols // splits)) + tail
+    second = (np.int64(rows), np.int64(splits * k), np.int64(1), np.int64(splits * k)) + tail
+    grids = ((grid_for(rows * splits * BLOCK),), (grid_for(rows * BLOCK),))
 
     def run(inputs, out):
-        if k and rows:
-            kernel(grid, (BLOCK,), (inputs[0],) + tuple(out) + tail, shared_mem=smem)
+        if not (k and rows):
+            return
+        if splits == 1:
+            kernel(grids[0], (BLOCK,), (inputs[0], None) + tuple(out) + first, shared_mem=smem)
+            return
+        cand_v, cand_i = cupy.empty(rows * splits * k, dt), cupy.empty(rows * splits * k, np.int64)
+        kernel(grids[0], (BLOCK,), (inputs[0], None, cand_v, cand_i) + first, shared_mem=smem)
+        kernel(grids[1], (BLOCK,), (cand_v, cand_i) + tuple(out) + second, shared_mem=smem)
     return run
 
 
