@@ -169,7 +169,8 @@ def _site(step, desc, name="call") -> _ops.CallSite:
 def as_3d(t: Tensor, perm, groups, shape3, be=None, copy=None) -> Tensor:
     """t's axes in perm order, merged into three groups of groups[i] axes each: one
     strided view when each group's axes nest in memory, else a contiguous copy (through
-    the CallSite copy when given)."""
+    the CallSite copy when given). An empty group of a size above 1 (a batch the operand
+    lacks) is read at stride 0."""
     data = t._data
     xp = xp_of(data)
     if 0 in shape3:
@@ -182,9 +183,9 @@ def as_3d(t: Tensor, perm, groups, shape3, be=None, copy=None) -> Tensor:
         for outer, inner in zip(axes, axes[1:]):
             if st[outer] != st[inner] * shp[inner]:
                 moved = Tensor(data.transpose(perm), t._conj)
-                if copy is None:
-                    return Tensor(_ops.run(_MAKE_CONTIGUOUS, [moved]).reshape(shape3))
-                return Tensor(copy(be, [moved]).reshape(shape3))
+                packed = _ops.run(_MAKE_CONTIGUOUS, [moved]) if copy is None else copy(be, [moved])
+                own = tuple(n if g else 1 for n, g in zip(shape3, groups))
+                return Tensor(xp.broadcast_to(packed.reshape(own), shape3))
         strides.append(st[axes[-1]] if axes else 0)
     return Tensor(xp.lib.stride_tricks.as_strided(data, shape3, tuple(strides)), t._conj)
 

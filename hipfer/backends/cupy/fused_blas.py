@@ -94,10 +94,9 @@ def _accumulate_rows(desc, dtypes, shapes, outs):
     """The library's row sum (SemiringCore ReduceAdd: its vec path, 16-byte loads, lanes
     sized to the rows) with beta; its order too is a function of the shape alone."""
     dt = outs[0][1]
-    (m, n), out_shape = shapes[0], outs[0][0]
-    c_strides = ((n * dt.itemsize, dt.itemsize),)
+    # x is C-contiguous (fused operands are): planned as such, strides not re-checked
     red = reduction.HANDLERS[d.ReduceAdd].make(d.ReduceAdd(("i", "j"), ("i",)), (dt,),
-                                                ((m, n),), ((out_shape, dt),), c_strides, (False,))
+                                                shapes[:1], outs, None, (False,))
 
     def run(inputs, out, beta=1.0):
         red(inputs[:1], out, 1, beta)
