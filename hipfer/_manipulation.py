@@ -5,6 +5,7 @@ roll, tile, repeat), which promotes dtypes and folds the lazy conjugation flag o
 from __future__ import annotations
 
 import itertools
+import math
 from operator import index as _index
 
 import numpy as np
@@ -131,16 +132,19 @@ def reshape(x: Tensor, /, shape, *, copy=None) -> Tensor:
     shape = tuple(int(n) for n in ((shape,) if isinstance(shape, int) else shape))
     if shape.count(-1) > 1:
         raise ValueError("reshape: only one dimension can be -1")
+    data = x._data
     if -1 in shape:
-        known = int(np.prod([n for n in shape if n != -1]))
-        if known == 0 or x.size % known:
-            raise ValueError(f"cannot reshape size {x.size} into {shape}")
-        shape = tuple(x.size // known if n == -1 else n for n in shape)
-    if int(np.prod(shape)) != x.size or any(n < 0 for n in shape):
+        known = math.prod(n for n in shape if n != -1)
+        if known == 0 or data.size % known:
+            raise ValueError(f"cannot reshape size {data.size} into {shape}")
+        shape = tuple(data.size // known if n == -1 else n for n in shape)
+    if math.prod(shape) != data.size or any(n < 0 for n in shape):
         raise ValueError(f"cannot reshape a tensor of shape {x.shape} into {shape}")
     if copy is not True:
-        if x.size == 0:
-            return Tensor(xp_of(x._data).empty(shape, x.dtype), x._conj)
+        if data.size == 0:
+            return Tensor(xp_of(data).empty(shape, x.dtype), x._conj)
+        if data.flags.c_contiguous:  # always a view: the common case, without the stride walk
+            return Tensor(data.reshape(shape), x._conj)
         st = _nocopy_strides(x.shape, x.strides, shape)
         if st is not None:
             return _view(x, shape, st)
