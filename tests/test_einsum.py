@@ -204,6 +204,48 @@ def test_broadcast_batch_instead_of_a_copy(be, rng, monkeypatch, sub, shapes, ho
     assert [g.broadcast for g in gemms] == [how] and len(copies) == n_copies
 
 
+@pytest.mark.parametrize("sub,shapes,plan,n_copies", [
+    ("ncl,nkl->ck", [(4, 3, 5), (4, 6, 5)], "GemmSum", 0),    # a conv weight gradient
+    ("ncl,nkl->kc", [(4, 3, 5), (4, 6, 5)], "GemmSum", 0),
+    ("nlc,nkl->ck", [(4, 5, 3), (4, 6, 5)], "GemmSum", 0),    # split in b only
+    ("nlc,nlk->ck", [(4, 5, 3), (4, 5, 6)], "Gemm", 0),       # (n, l) nests in both: one GEMM
+    ("nij,njk->ik", [(3, 40, 2), (3, 2, 50)], "Gemm", 1),     # the (n, i, k) sum would be larger
+])
+@pytest.mark.parametrize("semiring", ["standard", "max_plus"])
+def test_summed_batch_then_sum(be, rng, monkeypatch, sub, shapes, plan, n_copies, semiring):
+    """A summed group split by a free label: its outer labels batch the GEMM and are
+    summed afterwards (a small temporary) instead of copying the operands, unless that
+    temporary would be the larger."""
+    from hipfer._einsum import pairwise
+    arrays = [rand(rng, s, np.float64) for s in shapes]
+    copies = []
+    orig = pairwise.as_3d
+    monkeypatch.setattr(pairwise, "as_3d", lambda t, perm, groups, shape3, be_=None, copy=None:
+                        orig(t, perm, groups, shape3, be_,
+                             None if copy is None else (lambda *a: copies.append(1) or copy(*a))))
+    tensors = [hf.asarray(a) for a in arrays]
+    got = hf.einsum(sub, *tensors, semiring=semiring)
+    if semiring == "standard":
+        want = np.einsum(sub, *arrays)
+    else:  # max over the summed labels of a + b
+        ins, out = sub.split("->")
+        labels = sorted(set(ins) - {","})
+        terms = [np.einsum(f"{t}->{''.join(x for x in labels if x in t)}", a).reshape(
+            [a.shape[t.index(x)] if x in t else 1 for x in labels]) for t, a in zip(ins.split(","), arrays)]
+        total = terms[0] + terms[1]
+        summed = tuple(i for i, x in enumerate(labels) if x not in out)
+        kept = [x for x in labels if x in out]
+        want = np.transpose(total.max(axis=summed), [kept.index(x) for x in out])
+    np.testing.assert_allclose(host(got), want, rtol=1e-12, atol=1e-12)
+    _, ins, out = P.parse_args([sub] + tensors)
+    spec = P.parse(ins, out, [t.shape for t in tensors])
+    pairs = [pair for st in _einsum._plan(spec, [(0, 1)], tensors, _einsum.as_semiring(semiring)).steps
+             for pair in st.pairs]
+    if isinstance(pairs[0], pairwise.LibraryContract):  # cuTENSOR / hipTENSOR takes it whole
+        return
+    assert type(pairs[0]).__name__ == plan and len(copies) == n_copies
+
+
 def test_plans_are_cached(be, rng, monkeypatch):
     a, b = rand(rng, (3, 4), np.float64), rand(rng, (4, 5), np.float64)
     A, B = hf.asarray(a), hf.asarray(b)

@@ -13,6 +13,10 @@ Each step of a path becomes a small plan that only permutes, views and calls pri
   a permutation and a reshape (a copy only when its axis groups cannot merge), one
   BatchedGemm runs over the semiring, and the (batch, m, n) result is viewed back. A
   conjugated operand keeps its flag, which the GEMM folds into its op (no extra pass).
+  Two groups that would need a copy batch instead: a free group split by the summed one
+  batches its outer labels, the other operand read at stride 0 (a broadcast matmul); a
+  summed group split by a free label batches its outer labels, summed after the GEMM
+  (GemmSum: a conv's weight gradient).
 
 Plans see labels and layouts only (the order of each operand's axes by stride), so a
 plan built for one call replays on any tensors with the same shapes, dtypes and layout.
@@ -250,24 +254,63 @@ def _outer_free(order, other, size_of) -> tuple:
     return tuple(lead) if lead and inner_free else ()
 
 
+def _outer_summed(oa, ob, summed, size_of) -> tuple:
+    """The summed labels outermost in both operands' memory orders, in the same order,
+    when other summed labels lie past a free label in one of them: the summed group does
+    not nest there (a copy), but its outer part can be a batch summed afterwards. ()
+    otherwise."""
+    na, nb = ([x for x in o if size_of[x] != 1] for o in (oa, ob))
+    lead = []
+    for x, y in zip(na, nb):
+        if x != y or x not in summed:
+            break
+        lead.append(x)
+    rest = [x for x in summed if x not in lead and size_of[x] != 1]
+    return tuple(lead) if lead and rest else ()
+
+
+@dataclass(frozen=True)
+class GemmSum:
+    """A Gemm batched over summed labels, then their sum (a Reduce). For dW = sum over
+    (n, l) of g[n, c, l] x[n, k, l] (a convolution's weight gradient) the summed group
+    nests in neither operand: one GEMM would copy both, and its k = n * l with a small
+    c x k result leaves most of the GPU idle; per-n GEMMs into a (n, c, k) temporary and
+    one sum do neither. Planned when the temporary is no larger than the larger operand."""
+    gemm: Gemm
+    reduce: Reduce
+
+    def apply(self, be, a: Tensor, b: Tensor) -> Tensor:
+        return self.reduce.apply(be, self.gemm.apply(be, a, b))
+
+
 def _gemm(la, oa, lb, ob, batch, summed, size_of, semiring, swap):
     sa, sb = set(la), set(lb)
     free_a = tuple(x for x in oa if x not in sb)
     free_b = tuple(x for x in ob if x not in sa)
-    broadcast = ""
+    broadcast, summed_batch = "", ()
     if not batch:  # a free group split by the summed one: its outer labels batch instead
         lead_a, lead_b = _outer_free(oa, sb, size_of), _outer_free(ob, sa, size_of)
         if lead_b and (not lead_a or prod(size_of[x] for x in lb) >= prod(size_of[x] for x in la)):
             batch, free_b, broadcast = lead_b, tuple(x for x in free_b if x not in lead_b), "a"
         elif lead_a:
             batch, free_a, broadcast = lead_a, tuple(x for x in free_a if x not in lead_a), "b"
+    if not batch:  # a summed group split by free labels: its outer labels batch, then a sum
+        lead = _outer_summed(oa, ob, summed, size_of)
+        temp = prod(size_of[x] for x in lead + free_a + free_b)
+        if lead and temp <= max(prod(size_of[x] for x in la), prod(size_of[x] for x in lb)):
+            batch, summed_batch = lead, lead
+            summed = tuple(x for x in summed if x not in lead)
     nb, m, k, n = (prod(size_of[x] for x in g) for g in (batch, free_a, summed, free_b))
     perm_a = tuple(la.index(x) for x in batch + free_a + summed if x in sa)
     perm_b = tuple(lb.index(x) for x in batch + summed + free_b if x in sb)
     result = batch + free_a + free_b
     groups = (len(batch), len(free_a), len(summed), len(free_b))
-    return Gemm(perm_a, perm_b, groups, (nb, m, k), (nb, k, n),
-                tuple(size_of[x] for x in result), semiring, swap, broadcast), result
+    gemm = Gemm(perm_a, perm_b, groups, (nb, m, k), (nb, k, n),
+                tuple(size_of[x] for x in result), semiring, swap, broadcast)
+    if not summed_batch:
+        return gemm, result
+    kept = free_a + free_b
+    return GemmSum(gemm, plan_reduce(result, result, set(kept), size_of, semiring)), kept
 
 
 def nesting_score(partner, keep, size_of):
