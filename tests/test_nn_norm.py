@@ -364,6 +364,8 @@ def test_geometry(itemsize, kernel):
                 assert g.tpr <= 32 or g.block == g.tpr   # a team is a sub-warp or the block
                 teams = g.block // g.tpr
                 assert g.block % g.tpr == 0 and 1 <= g.grid <= -(-rows // teams)  # no idle block
+                if K.FWD_GRID_WAVES.get(kernel) == 0:  # a block per row group
+                    assert g.grid == -(-rows // teams)
                 assert g.tiles == max(1, -(-cols // (g.tpr * v)))
                 # the fewest threads that hold the row; more tiles only past the largest block
                 assert g.tpr == 1 or (g.tpr // 2) * v < cols
