@@ -11,7 +11,7 @@ rounds of the mean of back-to-back calls between device events (warm: plans and 
 built first). Comparators: permute_0213 with cupy/torch permute + contiguous copy;
 gather_rows with cupy.take and torch.index_select; scatter_add_rows with
 cupyx.scatter_add and torch index_add_ / scatter_add_ (atomics: their sums are not
-deterministic, hipfer's are); top_k_rows with torch.topk; copy_2d with a strided slice
+deterministic, hipfer's are), and torch's index_add_ under use_deterministic_algorithms; top_k_rows with torch.topk; copy_2d with a strided slice
 assignment. gather_rows and scatter_add_rows include their error-flag read (a sync).
 """
 from __future__ import annotations
@@ -24,6 +24,15 @@ from _timing import run_cases  # noqa: E402 (benchmarks/ is on sys.path when run
 
 
 
+
+
+def deterministic(torch, fn):
+    """fn() under torch.use_deterministic_algorithms (index_add_ then sorts, as hipfer)."""
+    torch.use_deterministic_algorithms(True)
+    try:
+        return fn()
+    finally:
+        torch.use_deterministic_algorithms(False)
 
 
 def cases(cupy, torch, hf, nn, rng, quick: bool):
@@ -69,6 +78,8 @@ def cases(cupy, torch, hf, nn, rng, quick: bool):
                         lambda S=S, I=I, O=O: nn.scatter_add_rows(S, I, out=O),
                         {"cupyx.scatter_add": lambda o=o, i=idx, v=src: cupyx.scatter_add(o, i, v),
                          "torch.index_add_": tfn(lambda o=to, i=ti, v=ts: o.index_add_(0, i, v)),
+                         "torch.index_add_ deterministic": tfn(
+                             lambda o=to, i=ti, v=ts: deterministic(torch, lambda: o.index_add_(0, i, v))),
                          "torch.scatter_add_": tfn(lambda o=to, i=tie, v=ts: o.scatter_add_(0, i, v))}))
         # top_k_rows: vocabulary sampling, short rows, one long row, large k
         for (rows, cols), k in (((64, 32000), 50), ((4096 // s, 1024), 8), ((16, 150000), 1),

@@ -127,20 +127,25 @@ __global__ void fused_gather_rows(const U* x, const i64* index, U* out, i64 m, i
 
 // ---- scatter_add_rows ----------------------------------------------------------------
 // Every index must be in [0, n) before the scatter runs (so that out is untouched when
-// one is not): fused_check_rows reports the first bad position it meets.
+// one is not): fused_check_rows reports the first bad position it meets. keys (or
+// nullptr) gets the indices as 32-bit sort keys (n < 2^31): half the radix passes of the
+// argsort that follows.
 template <class I>
-__global__ void fused_check_rows(const I* index, i64 m, i64 n, i64* err) {
+__global__ void fused_check_rows(const I* index, i64 m, i64 n, i64* err, int* keys) {
   HF_GRID_LOOP(i, m) {
-    if (index[i] < 0 || index[i] >= n) mv_report(err, i);
+    const I r = index[i];
+    if (r < 0 || r >= n) mv_report(err, i);
+    if (keys) keys[i] = (int)r;
   }
 }
 
-// First position j in [0, m) with index[perm[j]] >= r (perm: a stable argsort of index).
-__device__ __forceinline__ i64 mv_lower_bound(const i64* index, const i64* perm, i64 m, i64 r) {
+// First position j in [0, m) with key[perm[j]] >= r (perm: a stable argsort of key).
+template <class K>
+__device__ __forceinline__ i64 mv_lower_bound(const K* key, const i64* perm, i64 m, i64 r) {
   i64 lo = 0, hi = m;
   while (lo < hi) {
     const i64 mid = lo + ((hi - lo) >> 1);
-    if (index[perm[mid]] < r) lo = mid + 1; else hi = mid;
+    if ((i64)key[perm[mid]] < r) lo = mid + 1; else hi = mid;
   }
   return lo;
 }
@@ -148,8 +153,8 @@ __device__ __forceinline__ i64 mv_lower_bound(const i64* index, const i64* perm,
 // out[r] += src[i] for every i with index[i] == r, in increasing i: a group per output
 // row finds its run of the sorted positions (stable, so the run is in increasing i) and
 // each thread adds its columns in that order, exactly as a sequential loop (np.add.at).
-template <class T>
-__global__ void fused_scatter_add_rows(const T* src, const i64* index, const i64* perm, T* out,
+template <class T, class K>
+__global__ void fused_scatter_add_rows(const T* src, const K* index, const i64* perm, T* out,
                                        i64 m, i64 n, i64 d, int group_log2) {
   const i64 G = 1 << group_log2, R = blockDim.x >> group_log2;
   const i64 tg = threadIdx.x & (G - 1);

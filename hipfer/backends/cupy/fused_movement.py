@@ -127,7 +127,8 @@ def _gather_rows(desc, dtypes, shapes, outs):
 def _scatter_add_rows(desc, dtypes, shapes, outs):
     (m,), (n, dt) = shapes[1], (shapes[2][0], outs[0][1])
     row = prod(shapes[2][1:])
-    check, scatter = _kernel(K.CHECK_ROWS), _kernel(K.scatter_add_rows_expr(dt))
+    key32 = n < 2 ** 31  # sort 32-bit copies of the indices: half the radix passes
+    check, scatter = _kernel(K.CHECK_ROWS), _kernel(K.scatter_add_rows_expr(dt, key32))
     g = _group_log2(row)
     grid = (grid_for(n << g),)
     tail = (np.int64(m), np.int64(n), np.int64(row), np.int32(g))
@@ -137,10 +138,12 @@ def _scatter_add_rows(desc, dtypes, shapes, outs):
             return
         src, idx, _ = inputs
         flag = error_flag()
-        check((grid_for(m),), (BLOCK,), (idx, np.int64(m), np.int64(n), flag.buf))
+        keys = cupy.empty(m, np.int32) if key32 and row else None
+        check((grid_for(m),), (BLOCK,), (idx, np.int64(m), np.int64(n), flag.buf, keys))
         flag.check(lambda pos: bad_row("scatter_add_rows", int(idx[pos]), n))
         if row:
-            scatter(grid, (BLOCK,), (src, idx, cupy.argsort(idx), out) + tail)
+            keys = idx if keys is None else keys
+            scatter(grid, (BLOCK,), (src, keys, cupy.argsort(keys), out) + tail)
     return run
 
 
