@@ -499,6 +499,14 @@ def test_bad_input(be):
         nn.conv2d(x, w, hf.asarray(np.ones(3)))
     with pytest.raises(ValueError, match="grad has shape"):
         nn.conv2d_backward(hf.asarray(np.ones((2, 4, 5, 5))), x, w)
+    with pytest.raises(ValueError, match="x must be 4-d"):
+        nn.conv2d(hf.asarray(np.ones((3, 7, 7))), w)
+    for k in (1, 3):  # a 1x1 kernel skips im2col: the dtype is checked all the same
+        xi, wi = hf.asarray(np.ones((2, 3, 7, 7), np.int64)), hf.asarray(np.ones((4, 3, k, k), np.int64))
+        with pytest.raises(TypeError, match="float32 or float64"):
+            nn.conv2d(xi, wi)
+        with pytest.raises(TypeError, match="float32 or float64"):
+            nn.conv2d_backward(hf.asarray(np.ones((2, 4, 7, 7), np.int64)), xi, wi, padding=k // 2)
 
 
 def test_bad_argmax_is_an_index_error(be):

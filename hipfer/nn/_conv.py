@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import operator
 
-from .. import matmul, matrix_transpose, reshape, sum as _sum, tensordot
+from .. import _ops, reshape, sum as _sum
+from .._tensor import Tensor
 from ..prims import descriptors as d
+from ..prims.fused_ops import FLOATS
 from ..prims.fused_ops.conv import geometry
 from ._common import fused, tensor
 
@@ -117,11 +119,26 @@ def _conv_operands(name, x, w):
     x, w = tensor(x, name), tensor(w, name, "w")
     if w.ndim != 4:
         raise ValueError(f"{name}(): w must be 4-d (Cout, C, kh, kw), got shape {w.shape}")
-    if x.ndim == 4 and x.shape[1] != w.shape[1]:
+    if x.ndim != 4:
+        raise ValueError(f"{name}(): x must be 4-d (N, C, H, W), got shape {x.shape}")
+    if x.shape[1] != w.shape[1]:
         raise ValueError(f"{name}(): x has {x.shape[1]} channels, w expects {w.shape[1]}")
     if x.dtype != w.dtype:
         raise TypeError(f"{name}(): x and w dtypes differ ({x.dtype} and {w.dtype})")
+    if x.dtype not in FLOATS:
+        raise TypeError(f"{name}(): x and w must be float32 or float64, got {x.dtype}")
     return x, w
+
+
+_N, _T = d.GemmOp.N, d.GemmOp.T
+_GEMMS = {(a, b): d.BatchedGemm(op_a=a, op_b=b) for a in (_N, _T) for b in (_N, _T)}
+
+
+def _gemm(a3, b3, op_a=_N, op_b=_N):
+    """op(a3) @ op(b3) over the batch as one BatchedGemm (hipBLAS / cuBLAS), for raw
+    (batch, rows, cols) arrays; a batch of 1 broadcasts (the weights, read at stride 0).
+    Straight to the prim: conv2d's host time was mostly einsum's planning layers."""
+    return _ops.run(_GEMMS[op_a, op_b], [Tensor(a3), Tensor(b3)])
 
 
 def _pointwise(params) -> bool:
@@ -133,7 +150,7 @@ def _columns(name, x, w, stride, padding, dilation):
     """(im2col(x) for w's kernel, (oh, ow), whether the columns are x itself)."""
     params = _window(name, w.shape[2:], stride, padding, dilation)
     o = geometry(d.Fused.of("im2col", **params), x.shape[2:])[4]
-    if _pointwise(params) and x.ndim == 4:  # no copy (cuDNN skips it too)
+    if _pointwise(params):  # no copy (cuDNN skips it too)
         return reshape(x, x.shape[:2] + (o[0] * o[1],)), o, True
     return fused("im2col", [x], params), o, False
 
@@ -144,7 +161,7 @@ def conv2d(x, w, b=None, *, stride=1, padding=0, dilation=1):
     x, w = _conv_operands("conv2d", x, w)
     co = w.shape[0]
     cols, o, _ = _columns("conv2d", x, w, stride, padding, dilation)
-    y = matmul(reshape(w, (co, cols.shape[1])), cols)  # (N, Cout, oh*ow)
+    y = Tensor(_gemm(w._data.reshape(1, co, cols.shape[1]), cols._data))  # (N, Cout, oh*ow)
     if b is not None:
         b = tensor(b, "conv2d", "b")
         if b.shape != (co,):
@@ -157,8 +174,8 @@ def conv2d(x, w, b=None, *, stride=1, padding=0, dilation=1):
 
 def conv2d_backward(grad, x, w, *, stride=1, padding=0, dilation=1):
     """(dx, dw, db) of conv2d(x, w, b) for the output gradient grad (N, Cout, oh, ow):
-    dx = col2im_add(w^T @ grad), dw = grad @ im2col(x)^T summed over the batch (one
-    tensordot), db = grad summed over (N, oh, ow). Deterministic (no atomics anywhere)."""
+    dx = col2im_add(w^T @ grad), dw = grad @ im2col(x)^T summed over the batch, db = grad
+    summed over (N, oh, ow). Deterministic (no atomics anywhere)."""
     x, w = _conv_operands("conv2d_backward", x, w)
     grad = tensor(grad, "conv2d_backward", "grad")
     co = w.shape[0]
@@ -169,9 +186,11 @@ def conv2d_backward(grad, x, w, *, stride=1, padding=0, dilation=1):
                          f"has {(n, co) + o}")
     if grad.dtype != x.dtype:
         raise TypeError(f"conv2d_backward(): grad and x dtypes differ ({grad.dtype} and {x.dtype})")
-    g3 = reshape(grad, (n, co, L))
-    dw = reshape(tensordot(g3, cols, axes=([0, 2], [0, 2])), w.shape)
-    dcols = matmul(matrix_transpose(reshape(w, (co, kk))), g3)  # (N, C*kh*kw, L)
+    g3 = grad._data.reshape(n, co, L)
+    # dw: a GEMM per sample into (N, Cout, C*kh*kw), summed over the batch in a fixed
+    # order (one GEMM with k = N * L would leave most of the GPU idle)
+    dw = reshape(_sum(Tensor(_gemm(g3, cols._data, op_b=_T)), axis=0), w.shape)
+    dcols = Tensor(_gemm(w._data.reshape(1, co, kk), g3, op_a=_T))  # (N, C*kh*kw, L)
     dx = reshape(dcols, x.shape) if pointwise else \
         col2im_add(dcols, x.shape, w.shape[2:], stride=stride, padding=padding, dilation=dilation)
     return dx, dw, _sum(grad, axis=(0, 2, 3))
