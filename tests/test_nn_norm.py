@@ -377,6 +377,20 @@ def test_geometry(itemsize, kernel):
         K.geometry(kernel, 1, 2 ** 31, itemsize, 132)
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_instantiation_per_block(dt):
+    """Each launch has its instantiation compiled: softmax and logsumexp take the
+    256-bounded one (3 blocks an SM on CUDA) for blocks up to 256, the rest the 512 one."""
+    compiled = set(K.exprs(dt))
+    for kernel in K.VALUES:
+        for block in (32, 64, 256, 512, 1024):
+            e = K.expr(kernel, dt, block)
+            assert e in compiled
+            if kernel in K.FORWARD:
+                bounded = kernel in K.BOUNDED and block <= 256
+                assert e.endswith(", 256>" if bounded else ", 512>")
+
+
 @pytest.mark.parametrize("itemsize", [4, 8])
 def test_products_geometry(itemsize):
     for rows in (1, 7, 37, 5000, 10 ** 7):

@@ -34,11 +34,19 @@
 // Largest block (kernels/fused_norm.py MAX_BLOCK): nvcc must keep a 1024-thread block
 // within the register file (<= 64 registers a thread), or the launch fails.
 #define HF_NORM_MAX_BLOCK 1024
-// The forward kernels' largest block (MAX_BLOCKS): a row of 32 four-byte values a thread
-// needs more than 64 registers, and spilling the rest cost a third of the bandwidth on
-// an H200 (softmax 0.67 -> 0.88 of the floor at 65536 x 1000 float32 with 512). Rows
-// longer than 512 threads' values take several tiles instead.
-#define HF_NORM_FWD_MAX_BLOCK 512
+// The forward kernels' launch bounds, for blocks of up to MB threads (MB a template
+// argument: kernels/fused_norm.py FWD_BLOCKS). The largest is 512: a row of 32 four-byte
+// values a thread needs more than 64 registers, and spilling the rest cost a third of the
+// bandwidth on an H200 (softmax 0.67 -> 0.88 of the floor at 65536 x 1000 float32 with
+// 512); longer rows take several tiles instead. Blocks of up to 256 also ask CUDA for 3
+// blocks an SM: <= 80 registers (96-124 unbounded), 24 warps resident instead of 16
+// (softmax and logsumexp only: kernels/fused_norm.py BOUNDED).
+// HIP's second argument means something else (waves per EU): the block size alone there.
+#if HF_HIP
+#  define HF_NORM_FWD_BOUNDS(MB) __launch_bounds__(MB)
+#else
+#  define HF_NORM_FWD_BOUNDS(MB) __launch_bounds__(MB, (MB) <= 256 ? 3 : 1)
+#endif
 // Columns a block of fused_norm_column_sums / _column_products covers: 32 lanes of one
 // vector each (a tile width, not the warp size).
 #define HF_NORM_COL_LANES 32
@@ -350,8 +358,8 @@ __device__ __forceinline__ norm_exp_sum<T> norm_exp_row(T (&v)[V], const norm_ti
 // y = exp(x - max) / sum(exp(x - max)). The thread's exps are relative to its own max, and
 // rescaled to the row's once. out may be x (in place): each value is read, then written,
 // by the same thread.
-template <class T, int V>
-__global__ void __launch_bounds__(HF_NORM_FWD_MAX_BLOCK)
+template <class T, int V, int MB>
+__global__ void HF_NORM_FWD_BOUNDS(MB)
 fused_softmax_rows(const T* x, T* out, i64 rows, i64 cols, int tpr, int vec) {
   const norm_team tm = norm_team_of(tpr);
   const int tiles = norm_tiles<V>(cols, tpr);
@@ -395,8 +403,8 @@ fused_softmax_rows(const T* x, T* out, i64 rows, i64 cols, int tpr, int vec) {
 
 // A row whose max is not finite (all -inf, a +inf, a NaN) has that max as its result;
 // no columns give -inf.
-template <class T, int V>
-__global__ void __launch_bounds__(HF_NORM_FWD_MAX_BLOCK)
+template <class T, int V, int MB>
+__global__ void HF_NORM_FWD_BOUNDS(MB)
 fused_logsumexp_rows(const T* x, T* out, i64 rows, i64 cols, int tpr, int vec) {
   const norm_team tm = norm_team_of(tpr);
   const int tiles = norm_tiles<V>(cols, tpr);
@@ -481,8 +489,8 @@ __device__ __forceinline__ norm_moments<T> norm_tile_moments(const T (&v)[V],
 }
 
 // xhat = (x - mean) / std, std = sqrt(var + eps) (biased var), y = xhat * gamma + beta.
-template <class T, int V>
-__global__ void __launch_bounds__(HF_NORM_FWD_MAX_BLOCK)
+template <class T, int V, int MB>
+__global__ void HF_NORM_FWD_BOUNDS(MB)
 fused_layer_norm(const T* x, const T* gamma, const T* beta, T* y, T* xhat, T* std_,
                  i64 rows, i64 cols, int tpr, int vec, T eps) {
   constexpr int W = norm_tile<T, V>::W;
@@ -635,8 +643,8 @@ fused_layer_norm_backward(const T* grad, const T* xhat, const T* std_, const T* 
 
 // ---- RMS norm ------------------------------------------------------------------------------
 // rms = sqrt(mean(x^2) + eps), y = x / rms * gamma.
-template <class T, int V>
-__global__ void __launch_bounds__(HF_NORM_FWD_MAX_BLOCK)
+template <class T, int V, int MB>
+__global__ void HF_NORM_FWD_BOUNDS(MB)
 fused_rms_norm(const T* x, const T* gamma, T* y, T* rms, i64 rows, i64 cols, int tpr,
                int vec, T eps) {
   constexpr int W = norm_tile<T, V>::W;

@@ -14,17 +14,19 @@ I32, I64 = np.int32, np.int64
 
 
 def _kernels(dt) -> dict:
-    """The kernels of fused_norm.cuh for one dtype, by name; they compile together, once."""
-    return dict(zip(K.KERNELS, get_kernels(K.FILE, K.exprs(dt))))
+    """The kernels of fused_norm.cuh for one dtype, by name expression; they compile
+    together, once."""
+    exprs = K.exprs(dt)
+    return dict(zip(exprs, get_kernels(K.FILE, exprs)))
 
 
-def _resident(kernel):
-    """resident(block, smem) for K.geometry: blocks of `kernel` an SM keeps, as the driver
-    says (registers, shared memory); the thread count alone when it cannot say."""
+def _resident(kernel_for):
+    """resident(block, smem) for K.geometry: blocks of kernel_for(block) an SM keeps, as
+    the driver says (registers, shared memory); the thread count alone when it cannot say."""
     def resident(block: int, smem: int) -> int:
         try:
             return int(cupy.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(
-                function_handle(kernel), block, smem))
+                function_handle(kernel_for(block)), block, smem))
         except (AttributeError, RuntimeError):  # pragma: no cover - a runtime without it
             return K.THREADS_PER_SM // block
     return resident
@@ -37,7 +39,6 @@ class _Rows:
     def __init__(self, kernel: str, dt, shape):
         self.name, self.dt = kernel, dt
         self.kernels = _kernels(dt)
-        self.kernel = self.kernels[kernel]
         self.rows, self.cols = prod(shape[:-1]), shape[-1]
         self.n_acc = K.N_ACC.get(kernel, 0)
         self._geo: dict = {}
@@ -48,8 +49,12 @@ class _Rows:
         if g is None:
             g = self._geo[dev] = K.geometry(self.name, self.rows, self.cols, self.dt.itemsize,
                                             device_props(dev)["sm_count"],
-                                            _resident(self.kernel))
+                                            _resident(self.kernel_for))
         return g
+
+    def kernel_for(self, block: int):
+        """The instantiation that launches blocks of `block` threads."""
+        return self.kernels[K.expr(self.name, self.dt, block)]
 
     def vec(self, row_operands) -> np.int32:
         """16-byte loads and stores: every operand read or written by rows is 16-byte
@@ -62,9 +67,10 @@ class _Rows:
         if not self.rows:
             return
         g = self.geometry()
-        self.kernel((g.grid,), (g.block,), (*args, I64(self.rows), I64(self.cols), I32(g.tpr),
-                                            self.vec(row_operands), *scalars),
-                    shared_mem=g.smem)
+        self.kernel_for(g.block)((g.grid,), (g.block,), (*args, I64(self.rows), I64(self.cols),
+                                                         I32(g.tpr), self.vec(row_operands),
+                                                         *scalars),
+                                 shared_mem=g.smem)
 
     def backward(self, grad, b, per_row, gamma, dx, sums):
         """Launch a backward kernel on (grad, b, per_row, gamma, dx), then its column sums
@@ -84,14 +90,15 @@ class _Rows:
             p = K.products_geometry(self.rows, self.cols, self.dt.itemsize,
                                     device_props(cupy.cuda.runtime.getDevice())["sm_count"])
             part = cupy.empty((p.chunks, width), self.dt)
-        self.kernel((g.grid,), (g.block,), (grad, b, per_row, gamma, dx, part, I64(self.rows),
-                                            I64(self.cols), I32(g.tpr), vec), shared_mem=g.smem)
+        self.kernel_for(g.block)((g.grid,), (g.block,), (grad, b, per_row, gamma, dx, part,
+                                                         I64(self.rows), I64(self.cols),
+                                                         I32(g.tpr), vec), shared_mem=g.smem)
         if g.tiles > 1:
-            self.kernels["norm_column_products"](
+            self.kernels[K.expr("norm_column_products", self.dt)](
                 (p.col_blocks, p.chunks), (K.COL_LANES * K.ROW_LANES,),
                 (grad, b, per_row, part, I64(self.rows), I64(self.cols), I64(p.chunk),
                  I32(self.n_acc), I32(self.n_acc == 1), vec))
-        self.kernels["norm_column_sums"](
+        self.kernels[K.expr("norm_column_sums", self.dt)](
             (-(-width // K.COL_LANES),), (K.SUMS_BLOCK,),
             (part, I64(part.shape[0]), I64(width), I64(self.cols), sums[0], sums[-1]))
 
