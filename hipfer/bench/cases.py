@@ -328,11 +328,13 @@ def _reduction(ctx):
         return lambda t, x: getattr(t, f)(x, dim=axis)
 
     def red(fname, dt, shape, axis, targets, salt):
-        label = "full" if axis is None else f"axis={axis}"
+        label = "full" if axis is None else f"axis={axis}".replace(" ", "")
 
         def build():
             x = _rand(ctx.rng(salt), shape, dt)
-            out_elems = 1 if axis is None else int(np.prod(shape)) // shape[axis]
+            kept = [] if axis is None else [i for i in range(len(shape))
+                                            if i not in np.atleast_1d(axis) % len(shape)]
+            out_elems = int(np.prod([shape[i] for i in kept]))
             return Case(bind(ctx, [x], lambda m, x: getattr(m, fname)(x, axis=axis),
                              torch_op=torch_op(fname, axis)),
                         dt, shape, x.nbytes + out_elems * x.itemsize, targets=targets)
@@ -342,7 +344,9 @@ def _reduction(ctx):
             red("sum", "float64", (n // 2,), None, (REDUCTION,), 31),
             red("sum", "float32", (r, c), -1, (REDUCTION,), 32),
             red("max", "float32", (r, c), -1, (REDUCTION,), 33),
-            red("sum", "float32", (r, c), 0, (), 34)]
+            red("sum", "float32", (r, c), 0, (), 34),
+            red("sum", "float32", (n // 64, 64), -1, (REDUCTION,), 35),        # short rows
+            red("sum", "float32", (max(1, n // 200704), 64, 56, 56), (0, 2, 3), (), 36)]  # bias grad
 
 
 def _where(ctx):

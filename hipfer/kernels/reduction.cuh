@@ -283,7 +283,7 @@ __device__ __forceinline__ void red_store(typename R::out_t* out, typename R::ac
 
 // Fold elements k, k + B, ... < k_end (one thread's share of a group) into a fresh
 // accumulator. Contiguous-ish operands (one reduced axis) skip the index arithmetic and
-// keep four loads in flight.
+// keep four loads in flight; two reduced axes step their indices.
 template <class R>
 __device__ __forceinline__ typename R::acc_t red_fold_strided(
     const typename R::in_t* a, bool cj, i64 base, const Shape& red, const Strides& red_a,
@@ -298,6 +298,21 @@ __device__ __forceinline__ typename R::acc_t red_fold_strided(
       v = R::step(R::step(R::step(R::step(v, x0), x1), x2), x3);
     }
     for (; k < k_end; k += B) v = R::step(v, load(a, base + k * st, cj));
+  } else if (red.ndim == 2) {
+    // (outer, inner) index stepped along with k: a division only when the inner index
+    // wraps, not a 64-bit division per element (sum over (N, H*W) of NCHW, a bias
+    // gradient, was division-bound). The same elements in the same order.
+    const i64 n1 = red.dim[1], s0 = red_a.s[0], s1 = red_a.s[1];
+    i64 i0 = k / n1, i1 = k - i0 * n1;
+    for (; k < k_end; k += B) {
+      v = R::step(v, load(a, base + i0 * s0 + i1 * s1, cj));
+      i1 += B;
+      if (i1 >= n1) {
+        const i64 q = i1 / n1;
+        i0 += q;
+        i1 -= q * n1;
+      }
+    }
   } else {
     for (; k < k_end; k += B) v = R::step(v, load(a, base + offset_of(k, red, red_a), cj));
   }
