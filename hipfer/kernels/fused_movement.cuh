@@ -128,38 +128,35 @@ __global__ void fused_gather_rows(const U* x, const i64* index, U* out, i64 m, i
 // ---- scatter_add_rows ----------------------------------------------------------------
 // Every index must be in [0, n) before the scatter runs (so that out is untouched when
 // one is not): fused_check_rows reports the first bad position it meets. keys (or
-// nullptr) gets the indices as 32-bit sort keys (n < 2^31): half the radix passes of the
-// argsort that follows.
+// nullptr) gets the indices as 32-bit keys (n < 2^31) for the argsort that follows (half
+// the radix passes); counts (or nullptr; zeroed) how many indices name each row: integer
+// atomics, exact in any order.
 template <class I>
-__global__ void fused_check_rows(const I* index, i64 m, i64 n, i64* err, int* keys) {
+__global__ void fused_check_rows(const I* index, i64 m, i64 n, i64* err, int* keys,
+                                 unsigned long long* counts) {
   HF_GRID_LOOP(i, m) {
     const I r = index[i];
-    if (r < 0 || r >= n) mv_report(err, i);
+    if (r < 0 || r >= n) {
+      mv_report(err, i);
+      continue;
+    }
     if (keys) keys[i] = (int)r;
+    if (counts) atomicAdd(counts + r, 1ull);
   }
 }
 
-// First position j in [0, m) with key[perm[j]] >= r (perm: a stable argsort of key).
-template <class K>
-__device__ __forceinline__ i64 mv_lower_bound(const K* key, const i64* perm, i64 m, i64 r) {
-  i64 lo = 0, hi = m;
-  while (lo < hi) {
-    const i64 mid = lo + ((hi - lo) >> 1);
-    if ((i64)key[perm[mid]] < r) lo = mid + 1; else hi = mid;
-  }
-  return lo;
-}
-
-// out[r] += src[i] for every i with index[i] == r, in increasing i: a group per output
-// row finds its run of the sorted positions (stable, so the run is in increasing i) and
-// each thread adds its columns in that order, exactly as a sequential loop (np.add.at).
-template <class T, class K>
-__global__ void fused_scatter_add_rows(const T* src, const K* index, const i64* perm, T* out,
+// out[r] += src[i] for every i with index[i] == r, in increasing i: perm is a stable
+// argsort of the indices and ends the running sum of fused_check_rows' counts (ends[r]:
+// how many are <= r), so row r's sources are perm[ends[r - 1] .. ends[r]), in increasing i. Each thread
+// of the row's group adds its columns in that order, exactly as a sequential loop
+// (np.add.at). (A binary search per row instead was a chain of 32 dependent loads.)
+template <class T>
+__global__ void fused_scatter_add_rows(const T* src, const i64* perm, const i64* ends, T* out,
                                        i64 m, i64 n, i64 d, int group_log2) {
   const i64 G = 1 << group_log2, R = blockDim.x >> group_log2;
   const i64 tg = threadIdx.x & (G - 1);
   for (i64 r = (i64)blockIdx.x * R + (threadIdx.x >> group_log2); r < n; r += (i64)gridDim.x * R) {
-    const i64 lo = mv_lower_bound(index, perm, m, r), hi = mv_lower_bound(index, perm, m, r + 1);
+    const i64 lo = r ? ends[r - 1] : 0, hi = ends[r];
     if (lo == hi) continue;  // no source row: out[r] is not even read
     for (i64 c = tg; c < d; c += G) {
       T acc = out[r * d + c];

@@ -43,9 +43,8 @@ def gather_rows_expr(unit: int) -> str:
 CHECK_ROWS = "hf::fused_check_rows<long long>"
 
 
-def scatter_add_rows_expr(dt, key32: bool) -> str:
-    """key32: the sorted keys are fused_check_rows' int copies of the indices (n < 2^31)."""
-    return f"hf::fused_scatter_add_rows<{ctype(dt)}, {'int' if key32 else 'long long'}>"
+def scatter_add_rows_expr(dt) -> str:
+    return f"hf::fused_scatter_add_rows<{ctype(dt)}>"
 
 
 def top_k_splits(rows: int, cols: int, sort_n: int) -> int:
@@ -66,7 +65,7 @@ def top_k_rows_expr(dt) -> str:
 EXPRS = ([rope_expr(t) for t in FLOATS]
          + [f(u) for f in (permute_rows_expr, permute_tiled_expr, copy_2d_expr, gather_rows_expr)
             for u in UNITS]
-         + [CHECK_ROWS] + [scatter_add_rows_expr(t, k) for t in FLOATS for k in (True, False)]
+         + [CHECK_ROWS] + [scatter_add_rows_expr(t) for t in FLOATS]
          + [top_k_rows_expr(t) for t in FLOATS])
 
 

@@ -128,7 +128,7 @@ def _scatter_add_rows(desc, dtypes, shapes, outs):
     (m,), (n, dt) = shapes[1], (shapes[2][0], outs[0][1])
     row = prod(shapes[2][1:])
     key32 = n < 2 ** 31  # sort 32-bit copies of the indices: half the radix passes
-    check, scatter = _kernel(K.CHECK_ROWS), _kernel(K.scatter_add_rows_expr(dt, key32))
+    check, scatter = _kernel(K.CHECK_ROWS), _kernel(K.scatter_add_rows_expr(dt))
     g = _group_log2(row)
     grid = (grid_for(n << g),)
     tail = (np.int64(m), np.int64(n), np.int64(row), np.int32(g))
@@ -139,11 +139,15 @@ def _scatter_add_rows(desc, dtypes, shapes, outs):
         src, idx, _ = inputs
         flag = error_flag()
         keys = cupy.empty(m, np.int32) if key32 and row else None
-        check((grid_for(m),), (BLOCK,), (idx, np.int64(m), np.int64(n), flag.buf, keys))
+        counts = cupy.zeros(n, np.uint64) if row else None
+        check((grid_for(m),), (BLOCK,), (idx, np.int64(m), np.int64(n), flag.buf, keys, counts))
         flag.check(lambda pos: bad_row("scatter_add_rows", int(idx[pos]), n))
         if row:
+            # rows' sources: a stable argsort, and where each row's run ends (the running
+            # sum of the counts; cupy.bincount would sync to size its result)
             keys = idx if keys is None else keys
-            scatter(grid, (BLOCK,), (src, keys, cupy.argsort(keys), out) + tail)
+            ends = cupy.cumsum(counts.view(np.int64))
+            scatter(grid, (BLOCK,), (src, cupy.argsort(keys), ends, out) + tail)
     return run
 
 
