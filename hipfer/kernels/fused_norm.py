@@ -33,9 +33,8 @@ FORWARD = ("softmax_rows", "logsumexp_rows", "layer_norm", "rms_norm")
 BOUNDED = ("softmax_rows", "logsumexp_rows")
 FWD_BLOCKS = (256, 512)
 #: the largest block (and team) of each row kernel: the forward ones are compiled for
-#: HF_NORM_FWD_MAX_BLOCK = 512 threads, so that their rows stay in registers unspilled
-MAX_BLOCKS = {k: 512 if k in ("softmax_rows", "logsumexp_rows", "layer_norm", "rms_norm")
-              else MAX_BLOCK for k in VALUES}
+#: at most FWD_BLOCKS[1] = 512 threads, so that their rows stay in registers unspilled
+MAX_BLOCKS = {k: FWD_BLOCKS[1] if k in FORWARD else MAX_BLOCK for k in VALUES}
 #: the grid of the forward row kernels, in waves of the resident blocks; 0: a block per
 #: row group (the rows are independent, so the grid does not change a result). Measured on
 #: an H200 (float32, 64 to 32768 columns), against a grid of one wave: a block per group
