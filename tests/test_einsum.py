@@ -174,6 +174,25 @@ def test_conjugated_operands(be, rng):
                                np.sum(np.conj(a) ** 2), rtol=1e-12)
 
 
+def _count_copies(monkeypatch) -> list:
+    """A list that gets an entry each time a GEMM step copies an operand (as_3d's copy)."""
+    from hipfer._einsum import pairwise
+    copies = []
+    orig = pairwise.as_3d
+    monkeypatch.setattr(pairwise, "as_3d", lambda t, perm, groups, shape3, be_=None, copy=None:
+                        orig(t, perm, groups, shape3, be_,
+                             None if copy is None else (lambda *a: copies.append(1) or copy(*a))))
+    return copies
+
+
+def _pairs(sub, tensors, semiring="standard"):
+    """The planned pairwise steps of a two-operand einsum."""
+    _, ins, out = P.parse_args([sub] + list(tensors))
+    spec = P.parse(ins, out, [t.shape for t in tensors])
+    return [pair for st in _einsum._plan(spec, [(0, 1)], tensors, _einsum.as_semiring(semiring)).steps
+            for pair in st.pairs]
+
+
 @pytest.mark.parametrize("sub,shapes,how,n_copies", [
     ("mk,nkl->nml", [(5, 7), (3, 7, 4)], "a", 0),       # matmul of a matrix with a stack
     ("nkm,kl->nml", [(3, 7, 5), (7, 2)], "b", 0),       # the stack first, transposed
@@ -187,18 +206,11 @@ def test_broadcast_batch_instead_of_a_copy(be, rng, monkeypatch, sub, shapes, ho
     other operand is copied once when its own groups do not nest)."""
     from hipfer._einsum import pairwise
     arrays = [rand(rng, s, np.float64) for s in shapes]
-    copies = []
-    orig = pairwise.as_3d
-    monkeypatch.setattr(pairwise, "as_3d", lambda t, perm, groups, shape3, be_=None, copy=None:
-                        orig(t, perm, groups, shape3, be_,
-                             None if copy is None else (lambda *a: copies.append(1) or copy(*a))))
+    copies = _count_copies(monkeypatch)
     tensors = [hf.asarray(a) for a in arrays]
     got = hf.einsum(sub, *tensors)
     np.testing.assert_allclose(host(got), np.einsum(sub, *arrays), rtol=1e-12, atol=1e-12)
-    _, ins, out = P.parse_args([sub] + tensors)
-    spec = P.parse(ins, out, [t.shape for t in tensors])
-    gemms = [pair for st in _einsum._plan(spec, [(0, 1)], tensors, _einsum.Semiring.STANDARD).steps
-             for pair in st.pairs]
+    gemms = _pairs(sub, tensors)
     if isinstance(gemms[0], pairwise.LibraryContract):  # cuTENSOR / hipTENSOR takes it whole
         return
     assert [g.broadcast for g in gemms] == [how] and len(copies) == n_copies
@@ -218,11 +230,7 @@ def test_summed_batch_then_sum(be, rng, monkeypatch, sub, shapes, plan, n_copies
     temporary would be the larger."""
     from hipfer._einsum import pairwise
     arrays = [rand(rng, s, np.float64) for s in shapes]
-    copies = []
-    orig = pairwise.as_3d
-    monkeypatch.setattr(pairwise, "as_3d", lambda t, perm, groups, shape3, be_=None, copy=None:
-                        orig(t, perm, groups, shape3, be_,
-                             None if copy is None else (lambda *a: copies.append(1) or copy(*a))))
+    copies = _count_copies(monkeypatch)
     tensors = [hf.asarray(a) for a in arrays]
     got = hf.einsum(sub, *tensors, semiring=semiring)
     if semiring == "standard":
@@ -237,10 +245,7 @@ def test_summed_batch_then_sum(be, rng, monkeypatch, sub, shapes, plan, n_copies
         kept = [x for x in labels if x in out]
         want = np.transpose(total.max(axis=summed), [kept.index(x) for x in out])
     np.testing.assert_allclose(host(got), want, rtol=1e-12, atol=1e-12)
-    _, ins, out = P.parse_args([sub] + tensors)
-    spec = P.parse(ins, out, [t.shape for t in tensors])
-    pairs = [pair for st in _einsum._plan(spec, [(0, 1)], tensors, _einsum.as_semiring(semiring)).steps
-             for pair in st.pairs]
+    pairs = _pairs(sub, tensors, semiring)
     if isinstance(pairs[0], pairwise.LibraryContract):  # cuTENSOR / hipTENSOR takes it whole
         return
     assert type(pairs[0]).__name__ == plan and len(copies) == n_copies
