@@ -62,9 +62,10 @@ _SCALARS_MAX = 256
 
 
 def _scalar_operand(value, dt, t: Tensor) -> Tensor:
-    """_scalar_like for an operand that is only read: on a device backend the 0-d array is
-    made once per (device, dtype, value) and reused, since making it is an allocation and
-    a fill launch -- as much host time as the op itself. On the CPU it is cheap: made anew."""
+    """_scalar_like for an operand that is only read: the 0-d array is made once per
+    (backend, dtype, value) and reused, since making it is an allocation and a fill (a
+    launch on a device) -- as much host time as the op itself. NumPy's are made
+    read-only, so a stray write would raise instead of changing the cached value."""
     be = _ops.backend_of_data(t._data)
     if not be.caches_scalars:
         return _scalar_like(value, dt, t)
@@ -79,6 +80,8 @@ def _scalar_operand(value, dt, t: Tensor) -> Tensor:
         if len(_SCALARS) >= _SCALARS_MAX:
             _SCALARS.clear()
         s = _scalar_like(value, dt, t)
+        if isinstance(s._data, np.ndarray):
+            s._data.flags.writeable = False
         be.synchronize()  # later users may run on another stream
         _SCALARS[key] = s
     return s
