@@ -27,16 +27,17 @@ def reducer(op: ReduceOp, modes_a, modes_c, shape, dt: np.dtype, correction=0.0)
     axes, perm = reduce_layout(modes_a, modes_c)
     n = prod(shape[i] for i in axes)
 
+    same = perm == tuple(range(len(perm)))  # out needs no transposed view
     if op in _NUMPY_REDUCE:  # accumulate in the output dtype: ints wrap, bool SUM counts
         fn = _NUMPY_REDUCE[op]
 
         def compute(x, out):
-            fn(x, axis=axes, dtype=dt, out=out.transpose(perm))
+            fn(x, axis=axes, dtype=dt, out=out if same else out.transpose(perm))
     elif op in _NUMPY_EXTREMUM:
         fn = _NUMPY_EXTREMUM[op]
 
         def compute(x, out):
-            fn(x, axis=axes, out=out.transpose(perm))
+            fn(x, axis=axes, out=out if same else out.transpose(perm))
     elif op is ReduceOp.MEAN:
         def compute(x, out):  # empty -> 0 / 0 = NaN
             view = out.transpose(perm)
