@@ -428,12 +428,18 @@ def test_cached_scalar_operands(be, rng):
     np.testing.assert_array_equal((b | 1 if False else b | True)._host(), [True, True])
     c = _t(be, np.array([1 + 1j], np.complex64))
     np.testing.assert_array_equal((c * complex(0.0, -0.0))._host(), c._host() * np.complex64(complex(0.0, -0.0)))
-    if be.backend.caches_scalars:
-        keys = [k for k in E._SCALARS if k[0] is be.backend]
-        assert any(k[3] == 0.0 and k[4] == (-1.0,) for k in keys)
-        assert any(k[3] == 0.0 and k[4] == (1.0,) for k in keys)
-    else:
-        assert not any(k[0] is be.backend for k in E._SCALARS)
+    assert be.backend.caches_scalars  # both backends: making the 0-d array is host time
+    keys = [k for k in E._SCALARS if k[0] is be.backend]
+    assert any(k[3] == 0.0 and k[4] == (-1.0,) for k in keys)
+    assert any(k[3] == 0.0 and k[4] == (1.0,) for k in keys)
+    if be.name == "numpy":  # a stray write into a cached scalar raises
+        assert all(not E._SCALARS[k]._data.flags.writeable for k in keys)
+    # in-place updates read a cached scalar and write only their target
+    y = _t(be, xh.copy())
+    y *= 2.0
+    y += 2.0
+    np.testing.assert_array_equal(y._host(), xh * 2.0 + 2.0)
+    np.testing.assert_array_equal((x * 2.0)._host(), xh * 2.0)
 
 
 # ---------------------------------------------------------- reduction sites
