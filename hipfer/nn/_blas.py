@@ -5,11 +5,10 @@ the same inputs give the same bits on every call.
 """
 from __future__ import annotations
 
-from .. import _creation, _ops
+from .. import _creation
 from .._tensor import Tensor
-from ..prims import descriptors as d
 from ..prims.fused_ops import FLOATS
-from ._common import fused, tensor, writable
+from ._common import batched_gemm, fused, tensor, writable
 
 __all__ = ["gemm_ex", "axpby", "dot", "sum", "column_sums", "accumulate_rows",
            "add_row_vector", "add_channel_vector", "adam_step"]
@@ -48,11 +47,9 @@ def gemm_ex(a, b, out=None, *, trans_a=False, trans_b=False, alpha=1.0, beta=0.0
         raise ValueError("gemm_ex(): beta != 0 reads out, so out must be given")
     if out is not None:
         out = _out(out, "gemm_ex", (m, n), a)
-    desc = d.BatchedGemm(op_a=d.GemmOp.T if trans_a else d.GemmOp.N,
-                         op_b=d.GemmOp.T if trans_b else d.GemmOp.N)
-    a3, b3 = Tensor(a._data[None]), Tensor(b._data[None])  # (1, rows, cols) views
-    res = _ops.run(desc, [a3, b3], out=None if out is None else out._data[None],
-                   alpha=float(alpha), beta=float(beta))
+    res = batched_gemm(a._data[None], b._data[None], trans_a=trans_a, trans_b=trans_b,
+                       out=None if out is None else out._data[None],  # (1, rows, cols) views
+                       alpha=float(alpha), beta=float(beta))
     return Tensor(res[0]) if out is None else out
 
 

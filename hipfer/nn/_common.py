@@ -1,4 +1,5 @@
-"""What every hipfer.nn function shares: operand checks and the one call into FusedPrims."""
+"""What every hipfer.nn function shares: operand checks, the one call into FusedPrims,
+and the one into BatchedGemm (gemm_ex, conv2d)."""
 from __future__ import annotations
 
 from typing import Sequence
@@ -42,3 +43,16 @@ def fused(op: str, inputs: Sequence[Tensor], params: dict = None, out=None, **ru
     if isinstance(res, tuple):
         return tuple(Tensor(r) for r in res)
     return Tensor(res)
+
+
+_GEMMS = {(ta, tb): d.BatchedGemm(op_a=d.GemmOp.T if ta else d.GemmOp.N,
+                                  op_b=d.GemmOp.T if tb else d.GemmOp.N)
+          for ta in (False, True) for tb in (False, True)}
+
+
+def batched_gemm(a3, b3, *, trans_a=False, trans_b=False, out=None, **scalars):
+    """op(a3) @ op(b3) as one SemiringCore BatchedGemm (hipBLAS / cuBLAS) on raw (batch,
+    rows, cols) arrays, op(x) the transpose when trans_x; a batch of 1 broadcasts (read at
+    stride 0). out (raw) and alpha / beta as BatchedGemm takes them. Returns the raw result."""
+    return _ops.run(_GEMMS[bool(trans_a), bool(trans_b)], [Tensor(a3), Tensor(b3)], out=out,
+                    **scalars)

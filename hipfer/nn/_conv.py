@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import operator
 
-from .. import _ops, reshape, sum as _sum
+from .. import reshape, sum as _sum
 from .._tensor import Tensor
 from ..prims import descriptors as d
 from ..prims.fused_ops import FLOATS
 from ..prims.fused_ops.conv import geometry
-from ._common import fused, tensor
+from ._common import batched_gemm, fused, tensor
 
 __all__ = ["im2col", "col2im_add", "max_pool", "max_unpool", "avg_pool", "avg_pool_backward",
            "conv2d", "conv2d_backward"]
@@ -130,17 +130,6 @@ def _conv_operands(name, x, w):
     return x, w
 
 
-_N, _T = d.GemmOp.N, d.GemmOp.T
-_GEMMS = {(a, b): d.BatchedGemm(op_a=a, op_b=b) for a in (_N, _T) for b in (_N, _T)}
-
-
-def _gemm(a3, b3, op_a=_N, op_b=_N):
-    """op(a3) @ op(b3) over the batch as one BatchedGemm (hipBLAS / cuBLAS), for raw
-    (batch, rows, cols) arrays; a batch of 1 broadcasts (the weights, read at stride 0).
-    Straight to the prim: conv2d's host time was mostly einsum's planning layers."""
-    return _ops.run(_GEMMS[op_a, op_b], [Tensor(a3), Tensor(b3)])
-
-
 def _pointwise(params) -> bool:
     """A 1x1 kernel at stride 1 without padding: im2col(x) is x itself, (N, C, H*W)."""
     return params["kernel"] == params["stride"] == (1, 1) and params["padding"] == (0, 0)
@@ -161,7 +150,9 @@ def conv2d(x, w, b=None, *, stride=1, padding=0, dilation=1):
     x, w = _conv_operands("conv2d", x, w)
     co = w.shape[0]
     cols, o, _ = _columns("conv2d", x, w, stride, padding, dilation)
-    y = Tensor(_gemm(w._data.reshape(1, co, cols.shape[1]), cols._data))  # (N, Cout, oh*ow)
+    # the weights as a batch of 1 (broadcast); straight to the GEMM prim: conv2d's host
+    # time was mostly einsum's planning layers
+    y = Tensor(batched_gemm(w._data.reshape(1, co, cols.shape[1]), cols._data))  # N, Cout, L
     if b is not None:
         b = tensor(b, "conv2d", "b")
         if b.shape != (co,):
@@ -189,8 +180,8 @@ def conv2d_backward(grad, x, w, *, stride=1, padding=0, dilation=1):
     g3 = grad._data.reshape(n, co, L)
     # dw: a GEMM per sample into (N, Cout, C*kh*kw), summed over the batch in a fixed
     # order (one GEMM with k = N * L would leave most of the GPU idle)
-    dw = reshape(_sum(Tensor(_gemm(g3, cols._data, op_b=_T)), axis=0), w.shape)
-    dcols = Tensor(_gemm(w._data.reshape(1, co, kk), g3, op_a=_T))  # (N, C*kh*kw, L)
+    dw = reshape(_sum(Tensor(batched_gemm(g3, cols._data, trans_b=True)), axis=0), w.shape)
+    dcols = Tensor(batched_gemm(w._data.reshape(1, co, kk), g3, trans_a=True))  # (N, C*kh*kw, L)
     dx = reshape(dcols, x.shape) if pointwise else \
         col2im_add(dcols, x.shape, w.shape[2:], stride=stride, padding=padding, dilation=dilation)
     return dx, dw, _sum(grad, axis=(0, 2, 3))
