@@ -1,8 +1,8 @@
 """Session probe: host time per call of small nn ops on the GPU backend, and cProfile's top
-functions for each (where a host-bound call spends its time)."""
-import cProfile
-import io
-import pstats
+functions for each (where a host-bound call spends its time).
+
+    python3 tools/probe_host.py      (from the repository root)
+"""
 import time
 
 import cupy
@@ -10,6 +10,7 @@ import numpy as np
 
 import hipfer as hf
 import hipfer.nn as nn
+from profile_overhead import print_profile  # tools/ is the script's directory
 
 rng = np.random.default_rng(0)
 
@@ -44,12 +45,5 @@ for name, fn in cases.items():
     host = (time.perf_counter() - t0) / 500
     cupy.cuda.runtime.deviceSynchronize()
     print(f"== {name}: {host * 1e6:.1f} us host per call (queued, not synchronised)")
-    pr = cProfile.Profile()
-    pr.enable()
-    for _ in range(300):
-        fn()
-    pr.disable()
+    print_profile(fn, n=300)
     cupy.cuda.runtime.deviceSynchronize()
-    s = io.StringIO()
-    pstats.Stats(pr, stream=s).sort_stats("tottime").print_stats(14)
-    print("\n".join(line for line in s.getvalue().splitlines()[6:24] if line.strip()))

@@ -30,6 +30,16 @@ def per_call_us(fn, n=20000):
     return (time.perf_counter() - t0) / n * 1e6
 
 
+def print_profile(fn, n=5000, top=14):
+    """cProfile of n calls of fn: its top functions by own time."""
+    pr = cProfile.Profile()
+    pr.enable()
+    for _ in range(n):
+        fn()
+    pr.disable()
+    pstats.Stats(pr).sort_stats("tottime").print_stats(top)
+
+
 def show(name, fn):
     print(f"{name:60s} {per_call_us(fn):7.2f} us", flush=True)
 
@@ -119,12 +129,7 @@ def main():
     if "--profile" in sys.argv:
         for name, (h, _) in cases.items():
             print(f"\n===== {name}")
-            pr = cProfile.Profile()
-            pr.enable()
-            for _ in range(5000):
-                h()
-            pr.disable()
-            pstats.Stats(pr).sort_stats("tottime").print_stats(14)
+            print_profile(h)
 
 
 if __name__ == "__main__":

@@ -147,9 +147,9 @@ __global__ void fused_check_rows(const I* index, i64 m, i64 n, i64* err, int* ke
 
 // out[r] += src[i] for every i with index[i] == r, in increasing i: perm is a stable
 // argsort of the indices and ends the running sum of fused_check_rows' counts (ends[r]:
-// how many are <= r), so row r's sources are perm[ends[r - 1] .. ends[r]), in increasing i. Each thread
-// of the row's group adds its columns in that order, exactly as a sequential loop
-// (np.add.at). (A binary search per row instead was a chain of 32 dependent loads.)
+// how many are <= r), so row r's sources are perm[ends[r - 1] .. ends[r]), in increasing
+// i. Each thread of the row's group adds its columns in that order, exactly as a
+// sequential loop (np.add.at). (A binary search per row was 32 dependent loads.)
 template <class T>
 __global__ void fused_scatter_add_rows(const T* src, const i64* perm, const i64* ends, T* out,
                                        i64 m, i64 n, i64 d, int group_log2) {
