@@ -10,9 +10,9 @@ import math
 
 import numpy as np
 
-from . import _dtypes, _ops
+from . import _dtypes, _ops, _warmpath
 from ._naming import public
-from ._tensor import Tensor, _NotAnOperand
+from ._tensor import _DUNDER, Tensor, _NotAnOperand
 from .prims import descriptors as d
 from .prims.optable import BinaryOp, UnaryOp
 
@@ -196,16 +196,34 @@ _BINARY = {
 _SWAPPED = {"less": BinaryOp.GREATER, "less_equal": BinaryOp.GREATER_EQUAL}
 
 __all__ = ["conj", "real", "imag", "where", "clip"]
+# each wrapped in the NumPy backend's compiled warm path, where it is built (_warmpath)
 for _name, _op in _UNARY.items():
-    globals()[_name] = public(_name, _unary(_op))
+    globals()[_name] = _warmpath.elementwise(public(_name, _unary(_op)), _op)
     __all__.append(_name)
 for _name, _op in _BINARY.items():
-    globals()[_name] = public(_name, _binary(_op))
+    globals()[_name] = _warmpath.elementwise(public(_name, _binary(_op)), _op)
     __all__.append(_name)
 for _name, _op in _SWAPPED.items():
-    globals()[_name] = public(_name, _binary(_op, swap=True))
+    globals()[_name] = _warmpath.elementwise(public(_name, _binary(_op, swap=True)), _op, swap=True)
     __all__.append(_name)
 del _name, _op
+
+
+def _warm_operators():
+    """The Tensor operators of the unary and binary ops above, with the same warm path in
+    front (a reflected operator computes op(other, self): its ufunc operands swap)."""
+    ops = {**_UNARY, **_BINARY, **_SWAPPED}
+    for name, stem in _DUNDER.items():
+        op = ops.get(name)
+        if op is None:
+            continue
+        for dunder, reflected in ((f"__{stem}__", False), (f"__r{stem}__", True)):
+            slow = Tensor.__dict__.get(dunder)
+            if slow is not None:
+                setattr(Tensor, dunder, _warmpath.elementwise(slow, op, (name in _SWAPPED) != reflected))
+
+
+_warm_operators()
 
 
 # ------------------------------------------------------------- conjugation family

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import builtins
 
-from . import _dtypes, _ops
+import numpy as np
+
+from . import _dtypes, _ops, _warmpath
 from ._elementwise import _astype, not_equal
 from ._naming import public
 from ._tensor import Tensor
@@ -86,8 +88,13 @@ def _sum_like(op):
     return fn
 
 
-sum = public("sum", _sum_like(ReduceOp.SUM))  # noqa: A001 - the standard's name
-prod = public("prod", _sum_like(ReduceOp.PROD))
+# the NumPy backend's compiled warm path serves fn(x) for the dtypes that reduce as they are
+_OWN_SUM_DTYPES = [t for t in _dtypes.ALL_DTYPES if t.kind in "fc" or t in (_dtypes.int64, _dtypes.uint64)]
+_OWN_EXTREME_DTYPES = [t for t in _dtypes.ALL_DTYPES if t.kind in "iuf"]
+sum = _warmpath.reduction(public("sum", _sum_like(ReduceOp.SUM)), np.add,  # noqa: A001
+                          _OWN_SUM_DTYPES, with_dtype=True)
+prod = _warmpath.reduction(public("prod", _sum_like(ReduceOp.PROD)), np.multiply,
+                           _OWN_SUM_DTYPES, with_dtype=True)
 
 
 def _extreme(op):
@@ -99,8 +106,10 @@ def _extreme(op):
     return fn
 
 
-max = public("max", _extreme(ReduceOp.MAX))  # noqa: A001
-min = public("min", _extreme(ReduceOp.MIN))  # noqa: A001
+max = _warmpath.reduction(public("max", _extreme(ReduceOp.MAX)), np.maximum,  # noqa: A001
+                          _OWN_EXTREME_DTYPES, with_dtype=False)
+min = _warmpath.reduction(public("min", _extreme(ReduceOp.MIN)), np.minimum,  # noqa: A001
+                          _OWN_EXTREME_DTYPES, with_dtype=False)
 
 
 def mean(x, /, *, axis=None, keepdims=False):

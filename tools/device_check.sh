@@ -13,7 +13,8 @@ if ls .whl/*.whl >/dev/null 2>&1; then  # wheels the machine lacks (array-api-st
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl 2>/dev/null
 fi
 export PYTHONPATH=$PWD:/tmp/site${PYTHONPATH:+:$PYTHONPATH}
-# the optional C launch path (hipfer/_launch.c), in place: the tree is not pip-installed here
+# the optional C extensions (hipfer/_launch.c, hipfer/_warm.c), in place: the tree is not
+# pip-installed here
 python3 setup.py -q build_ext --inplace > "$OUT/build_ext.txt" 2>&1 || echo "hipfer._launch not built (see build_ext.txt)"
 CT=""
 if [ -f .ctlib/libcutensor_sm90.so.2.xz ]; then

@@ -1,0 +1,103 @@
+"""The NumPy backend's compiled warm path: hipfer._warm (hipfer/_warm.c) wired in.
+
+A tiny call's host time on the CPU is mostly hipfer's Python layers, not NumPy's work.
+Each function here wraps one namespace function (or Tensor operator) in a ``_warm.Warm``
+that serves the plain case in C -- C-contiguous NumPy arrays of a dtype that the backend
+computes with the bare ufunc, not read conjugated, same shapes or a Python scalar -- by
+calling that ufunc as the backend would, and hands every other call to the function
+unchanged. The dtype tables are derived from the backend's own choice
+(``numpy_impl(name, dt)`` is the ufunc), so the two paths cannot drift apart; the tests run
+both on every table entry and compare them bit for bit.
+
+Without the extension (no compiler at install) or on NumPy 1.x (no error-state context
+variable), each function returns what it was given.
+"""
+from __future__ import annotations
+
+import contextvars
+
+import numpy as np
+
+from . import _dtypes
+from .backends.numpy import _common
+from .backends.numpy.elementwise import numpy_impl
+from ._tensor import Tensor
+from .prims.infer import real_dtype
+
+try:
+    from . import _warm
+except ImportError:  # the optional extension is not built
+    _warm = None
+if _common._FP_STATE is None:  # pragma: no cover - NumPy 1.x
+    _warm = None
+
+UNARY, BINARY, REDUCE = 0, 1, 2
+
+
+def _start() -> None:
+    # the Context the ufuncs' reductions run in: NumPy's error state, every error ignored
+    ignoring = contextvars.Context()
+    ignoring.run(_common._FP_STATE.set, _common._make_extobj(all="ignore"))
+    _warm.init(Tensor, np.ufunc, np.conjugate, ignoring, _scalar_for)
+
+
+def enabled() -> bool:
+    return _warm is not None
+
+
+def _result(row, dt):
+    if row.result == "bool":
+        return np.dtype(np.bool_)
+    if row.result == "real":
+        return real_dtype(dt)
+    return dt
+
+
+def _table(row):
+    """(in dtype, out dtype, quiet) for each dtype the backend runs as the bare ufunc."""
+    ufunc = getattr(np, row.name, None)
+    if not isinstance(ufunc, np.ufunc):
+        return None, ()
+    return ufunc, tuple((dt, _result(row, dt), dt.kind in "biu") for dt in _dtypes.ALL_DTYPES
+                        if dt.kind in row.kinds and _is_bare(numpy_impl(row.name, dt), ufunc))
+
+
+def _is_bare(impl, ufunc) -> bool:
+    """The backend computes with ufunc itself (maybe wrapped only to ignore the errors
+    that integer x // 0 raises, which the warm path ignores as well)."""
+    return impl is ufunc or getattr(impl, "ufunc", None) is ufunc
+
+
+def elementwise(fn, op, swap: bool = False):
+    """fn (the namespace function of op, unary or binary) with the warm path in front."""
+    if _warm is None:
+        return fn
+    ufunc, table = _table(op.row)
+    if not table:
+        return fn
+    return _warm.Warm(op.row.arity - 1, ufunc, fn, table, swap)
+
+
+def reduction(fn, ufunc, dtypes, with_dtype: bool):
+    """fn (sum, prod, max, min) with the warm path in front for fn(x) over every axis,
+    for the dtypes (those fn reduces in their own dtype). with_dtype: the backend passes
+    the accumulation dtype to ufunc.reduce (sum, prod)."""
+    if _warm is None:
+        return fn
+    table = tuple((dt, dt, dt.kind in "biu") for dt in dtypes)
+    return _warm.Warm(REDUCE, ufunc.reduce, fn, table, False, with_dtype)
+
+
+def _scalar_for(value, t):
+    """The weak scalar's cached 0-d array for an op with tensor t, when value takes t's
+    dtype (else None: the Python path decides); the same rule and cache as the Python
+    warm path in hipfer._elementwise._binary."""
+    from ._elementwise import _scalar_operand
+    dt = t._data.dtype
+    if _dtypes.scalar_type(dt, value) is not dt:
+        return None
+    return _scalar_operand(value, dt, t)._data
+
+
+if _warm is not None:
+    _start()
