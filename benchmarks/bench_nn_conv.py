@@ -70,7 +70,8 @@ def main(argv=None) -> int:
     # (N, C, H, Cout, k, stride, padding): ResNet-like layers, float32
     convs = ([(8, 64, 56, 64, 3, 1, 1), (8, 3, 112, 64, 7, 2, 3)] if opts.quick else
              [(32, 64, 56, 64, 3, 1, 1), (32, 128, 28, 128, 3, 1, 1), (32, 256, 14, 256, 3, 1, 1),
-              (32, 512, 7, 512, 3, 1, 1), (32, 3, 224, 64, 7, 2, 3), (32, 256, 14, 256, 1, 1, 0)])
+              (32, 512, 7, 512, 3, 1, 1), (32, 3, 224, 64, 7, 2, 3), (32, 128, 56, 128, 3, 2, 1),
+              (32, 256, 14, 256, 1, 1, 0)])
     for n, c, h, co, k, s, p in convs:
         o = out_size(h, k, s, p)
         tag = f"N{n} C{c} {h}x{h} -> {co}, k{k} s{s} p{p}"
@@ -102,6 +103,19 @@ def main(argv=None) -> int:
                     [True, True, True])
             tt = time_ms(tb)
         add(f"conv2d bwd {tag}", t, tt, flops=2 * fl, note="dx, dw, db")
+
+    # ---- im2col / col2im_add in float64 (the columns' 8-byte loads), against the floor
+    for n, c, h, k, s, p in ([(8, 64, 56, 3, 1, 1)] if opts.quick else
+                             [(16, 64, 56, 3, 1, 1), (16, 128, 56, 3, 2, 1)]):
+        o = out_size(h, k, s, p)
+        tag = f"N{n} C{c} {h}x{h}, k{k} s{s} p{p}, float64"
+        X = hf.asarray(rand((n, c, h, h), np.float64))
+        args = dict(stride=s, padding=p)
+        nbytes = (n * c * k * k * o * o + n * c * h * h) * 8
+        add(f"im2col {tag}", time_ms(lambda: nn.im2col(X, k, **args)), floor=floor_ms(nbytes))
+        cols = nn.im2col(X, k, **args)
+        add(f"col2im_add {tag}", time_ms(lambda: nn.col2im_add(cols, X.shape, k, **args)),
+            floor=floor_ms(nbytes))
 
     # ---- pools, (N, C, H): against torch and the floor (read x, write y (+ argmax))
     pools = [(8, 64, 112)] if opts.quick else [(32, 64, 112), (32, 256, 28)]

@@ -208,6 +208,48 @@ def test_im2col_large_odd(be, rng):
                                                   host(cols)), rtol=1e-6, atol=1e-6)
 
 
+# (x shape, kernel, stride, padding, dilation) around the GPU kernels' tiling: a thread
+# owns 8 rows of a column (col2im_add: rows of one phase modulo the stride) and loads 3
+# taps of a window row at once
+TILING_CASES = [
+    ((2, 3, 37, 41), 3, 1, 1, 1),                      # rows not a multiple of 8
+    ((2, 2, 17, 19), 3, 2, 1, 1),                      # stride 2: a phase with no row left
+    ((1, 3, 35, 30), (7, 5), 2, 3, 1),                 # kernel widths not a multiple of 3
+    ((2, 2, 29, 31), (4, 5), (3, 2), (2, 1), (2, 3)),  # dilation not a multiple of the stride
+    ((1, 2, 23, 26), 1, 2, 0, 1),                      # 1x1 stride 2: rows with no window
+    ((1, 2, 9, 11), 3, 1, 5, 1),                       # padding wider than the kernel
+    ((1, 1, 40, 5), (1, 2), 1, 0, (1, 3)),             # narrow planes, lanes across rows
+    ((3, 1, 1, 67), (1, 3), 1, (0, 1), 1),             # one-row planes
+]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("case", TILING_CASES)
+def test_im2col_col2im_tiling_bitwise(be, rng, dtype, case):
+    """Both ops equal the NumPy backend bit for bit: col2im_add sums each element's taps
+    in the same order (i, then j)."""
+    shape, k, s, p, d = case
+    args = dict(stride=s, padding=p, dilation=d)
+    x = rand(rng, shape, dtype)
+    cols = nn.im2col(hf.asarray(x), k, **args)
+    np.testing.assert_array_equal(host(cols), ref_im2col(x, k, s, p, d))
+    c = rand(rng, cols.shape, dtype)
+    back = nn.col2im_add(hf.asarray(c), shape, k, **args)
+    np.testing.assert_array_equal(host(back), on_cpu(lambda t: nn.col2im_add(t, shape, k, **args), c))
+    np.testing.assert_allclose(host(back), ref_col2im(c, shape, k, s, p, d), **tol(dtype))
+
+
+def test_im2col_col2im_more_threads_than_the_grid(be, rng):
+    """1.3M threads (8 rows each) where the GPU grid stops at 32 blocks of 256 an SM
+    (1.08M on an H200): the grid-stride loop covers the rest. A 1x1 kernel keeps the
+    columns as small as x; the loop does not depend on the window."""
+    x = rand(rng, (1, 2048, 64, 80), np.float32)
+    cols = nn.im2col(hf.asarray(x), 1, stride=1, padding=0)
+    np.testing.assert_array_equal(host(cols), x.reshape(1, 2048, -1))
+    back = nn.col2im_add(cols, x.shape, 1, stride=1, padding=0)
+    np.testing.assert_array_equal(host(back), x)
+
+
 # ------------------------------------------------------------------------ pooling
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("shape", SHAPES)

@@ -14,9 +14,20 @@ GEOM = np.dtype([(f, "<i4") for f in ("h", "w", "oh", "ow", "kh", "kw", "sh", "s
                                       "dh", "dw")], align=True)
 
 
+#: rows of a plane one thread of im2col / col2im_add owns (HF_CONV_ROWS in fused_conv.cuh)
+ROWS = 8
+
+
 def _geom(desc, hw, pool):
     k, s, p, d, o = geometry(desc, hw, pool=pool)
-    if max(hw[0] * hw[1], o[0] * o[1], k[0] * k[1] * o[0] * o[1]) >= 2 ** 31:
+    sizes = [hw[0] * hw[1], o[0] * o[1], k[0] * k[1] * o[0] * o[1]]
+    if not pool:
+        # im2col / col2im_add's 32-bit offsets: a thread's rows and taps run up to ROWS
+        # rows (strides) and taps (dilations) past the padded plane, and to ROWS column
+        # rows past the columns, as addresses formed but not used
+        span = [hw[a] + 2 * p[a] + (ROWS + 1) * (s[a] + d[a]) for a in (0, 1)]
+        sizes += [span[0] * span[1], (k[0] * k[1] + ROWS) * o[0] * o[1] + ROWS * o[1] + span[1]]
+    if max(sizes) >= 2 ** 31:
         raise ValueError(f"{desc!r}: planes of 2^31 or more elements are not supported on the GPU")
     g = np.zeros((), GEOM)
     for name, v in zip(GEOM.names, hw + o + k + s + p + d):
@@ -41,6 +52,21 @@ def _launch(planes: int, n: int):
     return (gx, gy), (bx, by)
 
 
+def _launch_rows(threads: int):
+    """(grid, block) for im2col / col2im_add: one thread per ROWS rows of a column of a
+    plane, threads in one 1-d grid (grid-stride beyond 32 blocks an SM)."""
+    cap = device_props(cupy.cuda.runtime.getDevice())["sm_count"] * 32
+    return (max(1, min(-(-threads // BLOCK), cap)),), (BLOCK,)
+
+
+def _row_threads(op, g, planes):
+    """The threads im2col / col2im_add use (the kernels' per_plane, times planes)."""
+    if op == "im2col":
+        return planes * -(-int(g["oh"]) // ROWS) * int(g["ow"])
+    sh = int(g["sh"])
+    return planes * -(-int(g["h"]) // (ROWS * sh)) * sh * int(g["w"])
+
+
 def _maker(op, pool, gather):
     """make(desc, dtypes, shapes, outs) -> run for one kernel; a thread owns an output
     position, or an input position (x's) when the op gathers."""
@@ -48,7 +74,10 @@ def _maker(op, pool, gather):
         n, c, h, w = outs[0][0] if gather else shapes[0]
         g = _geom(desc, (h, w), pool)
         planes = n * c
-        grid, block = _launch(planes, h * w if gather else int(g["oh"]) * int(g["ow"]))
+        if op in ("im2col", "col2im_add"):
+            grid, block = _launch_rows(_row_threads(op, g, planes))
+        else:
+            grid, block = _launch(planes, h * w if gather else int(g["oh"]) * int(g["ow"]))
         kernel = _kernel(op, outs[0][1])
         tail = (np.int64(planes), g)
         if op in ("avg_pool", "avg_pool_backward"):
