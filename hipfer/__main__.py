@@ -95,6 +95,12 @@ def _launch_path(gpu_usable: bool) -> str:
     return "hipfer._launch not built: kernels would launch through cupy.RawKernel"
 
 
+def _cpu_warm_path() -> str:
+    """How tiny NumPy-backend calls run: through the C extension hipfer._warm or not."""
+    from hipfer import _warmpath
+    return _warmpath.STATUS
+
+
 def collect_info(args) -> dict:
     import numpy as np
     from hipfer.prims.registry import devices, gpu_status
@@ -118,6 +124,7 @@ def collect_info(args) -> dict:
         },
         "contraction": _contraction_library(args),
         "launch": _launch_path(st.usable),
+        "cpu_warm_path": _cpu_warm_path(),
     }
 
 
@@ -141,6 +148,7 @@ def _format_info(info: dict) -> str:
         if gpu["versions"]:
             lines.append("                " + ", ".join(f"{k} {v}" for k, v in gpu["versions"].items()))
     lines.append(f"kernel launch   {info['launch']}")
+    lines.append(f"cpu warm path   {info['cpu_warm_path']}")
     lib = info["contraction"]["loaded"]
     lines.append("contraction     " + (f"{lib['kind']} {lib['path']} (version {lib['version']})"
                                        if lib else "no hipTENSOR/cuTENSOR loaded (GEMM-based einsum)"))

@@ -9,12 +9,13 @@ unchanged. The dtype tables are derived from the backend's own choice
 (``numpy_impl(name, dt)`` is the ufunc), so the two paths cannot drift apart; the tests run
 both on every table entry and compare them bit for bit.
 
-Without the extension (no compiler at install) or on NumPy 1.x (no error-state context
-variable), each function returns what it was given.
+Without the extension (no compiler at install), on NumPy 1.x (no error-state context
+variable) or with HIPFER_WARM_PATH=0, each function returns what it was given.
 """
 from __future__ import annotations
 
 import contextvars
+import os
 
 import numpy as np
 
@@ -26,10 +27,13 @@ from .prims.infer import real_dtype
 
 try:
     from . import _warm
-except ImportError:  # the optional extension is not built
-    _warm = None
-if _common._FP_STATE is None:  # pragma: no cover - NumPy 1.x
-    _warm = None
+    STATUS = "hipfer._warm"
+except ImportError as e:  # the optional extension is not built
+    _warm, STATUS = None, f"off (the C extension hipfer._warm is not built: {e})"
+if _warm is not None and os.environ.get("HIPFER_WARM_PATH") == "0":
+    _warm, STATUS = None, "off (HIPFER_WARM_PATH=0)"
+if _warm is not None and _common._FP_STATE is None:  # pragma: no cover - NumPy 1.x
+    _warm, STATUS = None, "off (NumPy 1.x has no error-state context variable)"
 
 UNARY, BINARY, REDUCE = 0, 1, 2
 

@@ -62,6 +62,7 @@ def test_info_json_reports_a_reason_without_gpu():
         assert info["devices"] == ["cpu"] and info["backends"] == ["numpy"]
     assert info["contraction"] == {"loaded": None, "errors": {}}
     assert info["launch"].startswith("hipfer._launch")
+    assert info["cpu_warm_path"].startswith(("hipfer._warm", "off ("))
 
 
 def test_info_without_cupy_says_so():
