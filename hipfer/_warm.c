@@ -305,10 +305,16 @@ static PyObject *run_loop(Warm *w, int i, PyArrayObject *const *ops, const int *
     }
     args[nin] = PyArray_BYTES((PyArrayObject *)out);
     steps[nin] = PyArray_ITEMSIZE((PyArrayObject *)out);
-    if (n > 8192) {  /* as NumPy does, let other threads run during a long loop */
+    if (n > 8192) {
+        /* as NumPy does, let other threads run during a long loop; the operands are held
+         * (a cached scalar's array could be evicted meanwhile) */
+        for (int k = 0; k < nin; k++)
+            Py_INCREF(ops[k]);
         Py_BEGIN_ALLOW_THREADS
         loop_conj(w, i, args, steps, nin, conj, n);
         Py_END_ALLOW_THREADS
+        for (int k = 0; k < nin; k++)
+            Py_DECREF(ops[k]);
     } else if (n > 0) {
         loop_conj(w, i, args, steps, nin, conj, n);
     }
