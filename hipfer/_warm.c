@@ -286,7 +286,7 @@ static void loop_conj(Warm *w, int i, char **args, const npy_intp *steps, int ni
 }
 
 /* Loop i over nin inputs of the shape of `like` (operands of 0 dimensions broadcast); a
- * new Tensor, or NULL with an error set. */
+ * new Tensor, or NULL with an error set. The caller holds the operands. */
 static PyObject *run_loop(Warm *w, int i, PyArrayObject *const *ops, const int *conj, int nin,
                           PyArrayObject *like)
 {
@@ -305,16 +305,10 @@ static PyObject *run_loop(Warm *w, int i, PyArrayObject *const *ops, const int *
     }
     args[nin] = PyArray_BYTES((PyArrayObject *)out);
     steps[nin] = PyArray_ITEMSIZE((PyArrayObject *)out);
-    if (n > 8192) {
-        /* as NumPy does, let other threads run during a long loop; the operands are held
-         * (a cached scalar's array could be evicted meanwhile) */
-        for (int k = 0; k < nin; k++)
-            Py_INCREF(ops[k]);
+    if (n > 8192) {  /* as NumPy does, let other threads run during a long loop */
         Py_BEGIN_ALLOW_THREADS
         loop_conj(w, i, args, steps, nin, conj, n);
         Py_END_ALLOW_THREADS
-        for (int k = 0; k < nin; k++)
-            Py_DECREF(ops[k]);
     } else if (n > 0) {
         loop_conj(w, i, args, steps, nin, conj, n);
     }
@@ -380,12 +374,20 @@ static PyObject *fast_binary(Warm *w, PyObject *const *args)
         ops[1] = (PyObject *)b;
         like = b;
     }
-    if (can_run(w, i, conj, 2))
-        return run_loop(w, i, (PyArrayObject **)ops, conj, 2, like);
-    if (conj[0] || conj[1])
-        return NULL;
-    PyObject *r = call_ignoring(w->ufunc, ops, 2, NULL, w->quiet[i]);
-    return r ? accept(r, w->out[i]) : NULL;
+    /* held for the call: the ufunc may release the GIL, and another thread evict a
+     * cached scalar meanwhile */
+    Py_INCREF(ops[0]);
+    Py_INCREF(ops[1]);
+    PyObject *r = NULL;
+    if (can_run(w, i, conj, 2)) {
+        r = run_loop(w, i, (PyArrayObject **)ops, conj, 2, like);
+    } else if (!conj[0] && !conj[1]) {
+        r = call_ignoring(w->ufunc, ops, 2, NULL, w->quiet[i]);
+        r = r ? accept(r, w->out[i]) : NULL;
+    }
+    Py_DECREF(ops[0]);
+    Py_DECREF(ops[1]);
+    return r;
 }
 
 static PyObject *fast_reduce(Warm *w, PyObject *const *args)
