@@ -177,7 +177,7 @@ def test_launch_geometry_invariants(path, M, K):
         if lanes < block:  # short rows: each lane folds a whole group of elements
             assert lanes * kr.GROUP <= max(K, kr.GROUP)
         assert chunk % (lanes * kr.GROUP) == 0  # splits start on a pack of every width
-        assert grid == min(-(-M * n_split // (block // lanes)), kr.MAX_GRID)
+        assert grid == min(-(-M * n_split // (block // lanes)), kr.VEC_MAX_GRID)
         if n_split > 1:  # each lane gets whole groups
             assert chunk >= lanes * kr.GROUP * kr.MIN_GROUPS_VEC
     else:
