@@ -2,28 +2,31 @@
  *
  * On a 10-element tensor NumPy's own call is about 0.3 us, and hipfer's Python layers
  * (operator -> namespace function -> plan-cache key -> runner -> Tensor) took 2 us
- * more. A Warm object stands in for one namespace function or operator: it checks the
- * one case that needs no planning -- plain C-contiguous NumPy arrays of one dtype that
- * the backend computes with the bare ufunc -- and calls that ufunc directly, in the
- * error state the backend uses (numpy.errstate(all="ignore"), a context variable on
- * NumPy 2), then wraps the result in a Tensor. Anything else goes to the Python
- * function it stands in for, unchanged, with the same arguments; so does any call
- * whose fast attempt fails (the Python path raises its own error).
+ * more. A Warm object stands in for one namespace function or operator. It serves the
+ * one case that needs no planning -- exact Tensors over aligned C-contiguous NumPy
+ * arrays of a dtype the backend computes with the bare ufunc -- as the backend would:
+ * an elementwise op with the ufunc's own 1-d loop over a new array (find_loop), a
+ * reduction with the backend's own ufunc.reduce call, either with every floating-point
+ * error ignored (the backend's errstate). Anything else goes to the Python function it
+ * stands in for, unchanged, with the same arguments; so does any call whose fast
+ * attempt fails (the Python path raises its own error).
  *
  *   init(tensor_type, ufunc_type, conjugate, ignoring, scalar_for)   once (hipfer._warmpath)
- *   Warm(kind, ufunc, slow, dtypes, swap=False)                 one per function/operator
+ *   Warm(kind, ufunc, slow, dtypes, swap=False, with_dtype=False)    one per function/operator
  *     kind   0 unary  f(x), 1 binary f(a, b), 2 reduction f(x) of every axis
  *     ufunc  the ufunc (unary, binary) or its bound .reduce (reduction)
  *     slow   the Python function with the same signature
  *     dtypes ((in_dtype, out_dtype, quiet), ...): the input dtypes the bare ufunc serves,
- *            the dtype it must return, and whether the fp state can be left alone
+ *            the dtype it must return, and whether the error state can be left alone
  *            (integer and bool ops raise no floating-point flags)
  *     swap   binary: compute ufunc(b, a) (a reflected operator; less as greater)
+ *     with_dtype  reduction: the backend passes dtype=<out dtype> (sum, prod)
  *
  * Binary operands are two Tensors of the same shape, or a Tensor and a Python float,
  * int or complex whose 0-d array (the weak scalar of the Python path, made there by
- * scalar_for(value, tensor)) is kept in a small cache here. A Warm binds as a method
- * (it is a method descriptor), so it can also be a Tensor operator.
+ * scalar_for(value, tensor)) is kept in a small cache here. Tensors read conjugated are
+ * served where np.conjugate has a loop for their dtype. A Warm binds as a method (it is
+ * a method descriptor), so it can also be a Tensor operator.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
