@@ -23,6 +23,11 @@ needs_warm = pytest.mark.skipif(not _warmpath.enabled(), reason="hipfer._warm is
 SHAPES = [(), (0,), (7,), (3, 5), (2, 3, 4)]
 
 
+def _cpu(a) -> hf.Tensor:
+    """A tensor on the NumPy backend (where a GPU is usable it is the default device)."""
+    return hf.asarray(a, device="cpu")
+
+
 def test_built_where_ci_installs():
     """CI installs with a compiler and NumPy's headers: the extension must be there, or
     every test below would skip and the warm path go untested."""
@@ -122,7 +127,7 @@ def test_unary_matches_the_python_path(name, fn, rng):
         warnings.simplefilter("error")  # the ops ignore floating-point errors
         for in_dt, out_dt, _quiet, direct in fn.table:
             for shape in SHAPES:
-                x = hf.asarray(_values(rng, in_dt, shape))
+                x = _cpu(_values(rng, in_dt, shape))
                 fast, slow, served = _run_both(fn, x)
                 _check(fast, slow)
                 assert fast.dtype == out_dt
@@ -137,8 +142,8 @@ def test_binary_matches_the_python_path(name, fn, rng):
         warnings.simplefilter("error")
         for in_dt, out_dt, _quiet, direct in fn.table:
             for shape in SHAPES:
-                a = hf.asarray(_values(rng, in_dt, shape))
-                b = hf.asarray(_values(rng, in_dt, shape))
+                a = _cpu(_values(rng, in_dt, shape))
+                b = _cpu(_values(rng, in_dt, shape))
                 fast, slow, served = _run_both(fn, a, b)
                 _check(fast, slow)
                 assert served or (not direct and shape == ()), (name, in_dt, shape)
@@ -164,7 +169,7 @@ def test_python_scalars_match_the_python_path(name, fn, rng):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         for in_dt, *_ in fn.table:
-            x = hf.asarray(_values(rng, in_dt, (6,)))
+            x = _cpu(_values(rng, in_dt, (6,)))
             for s in _scalars(in_dt) * 2:  # the second round reads the cache
                 for args in ((x, s), (s, x)):
                     fast, slow, _ = _run_both(fn, *args)
@@ -174,8 +179,8 @@ def test_python_scalars_match_the_python_path(name, fn, rng):
 @needs_warm
 @np.errstate(all="ignore")
 def test_operators_take_the_warm_path(rng):
-    a = hf.asarray(_values(rng, np.dtype(np.float32), (4, 3)))
-    b = hf.asarray(_values(rng, np.dtype(np.float32), (4, 3)))
+    a = _cpu(_values(rng, np.dtype(np.float32), (4, 3)))
+    b = _cpu(_values(rng, np.dtype(np.float32), (4, 3)))
     na, nb = a._data, b._data
     cases = [("__add__", lambda: a + b, na + nb), ("__radd__", lambda: 2.0 + a, 2.0 + na),
              ("__sub__", lambda: a - b, na - nb), ("__rsub__", lambda: 2.0 - a, np.float32(2) - na),
@@ -207,14 +212,14 @@ def test_declined_cases_take_the_python_path(rng):
     x = _values(rng, np.dtype(np.complex64), (6, 4))
     y = _values(rng, np.dtype(np.complex64), (6, 4))
     f = rng.standard_normal((6, 4)).astype(np.float32)
-    a, b = hf.asarray(x), hf.asarray(y)
+    a, b = _cpu(x), _cpu(y)
     cases = [
-        (hf.add, (hf.asarray(f)[::2], hf.asarray(f)[1::2]), f[::2] + f[1::2]),
-        (hf.add, (hf.asarray(f).mT, hf.asarray(f.T.copy())), f.T + f.T),
-        (hf.add, (hf.asarray(f), hf.asarray(f.astype(np.float64))), f + f.astype(np.float64)),
-        (hf.add, (hf.asarray(f[:, :1]), hf.asarray(f[:1, :])), f[:, :1] + f[:1, :]),
-        (hf.add, (hf.asarray(f), True), f + np.float32(1)),
-        (hf.exp, (hf.asarray(f)[:, ::2],), np.exp(f[:, ::2])),
+        (hf.add, (_cpu(f)[::2], _cpu(f)[1::2]), f[::2] + f[1::2]),
+        (hf.add, (_cpu(f).mT, _cpu(f.T.copy())), f.T + f.T),
+        (hf.add, (_cpu(f), _cpu(f.astype(np.float64))), f + f.astype(np.float64)),
+        (hf.add, (_cpu(f[:, :1]), _cpu(f[:1, :])), f[:, :1] + f[:1, :]),
+        (hf.add, (_cpu(f), True), f + np.float32(1)),
+        (hf.exp, (_cpu(f)[:, ::2],), np.exp(f[:, ::2])),
         (hf.exp, (hf.conj(a)[::2],), np.exp(np.conj(x[::2]))),
     ]
     for fn, args, want in cases:
@@ -235,8 +240,8 @@ def test_conjugated_operands_match_the_python_path(name, fn, rng):
             if in_dt.kind != "c":
                 continue
             for shape in [(), (5,), (256,), (3, 257), (1000,)]:
-                x = hf.asarray(_values(rng, in_dt, shape))
-                y = hf.asarray(_values(rng, in_dt, shape))
+                x = _cpu(_values(rng, in_dt, shape))
+                y = _cpu(_values(rng, in_dt, shape))
                 if fn.__wrapped__.__code__.co_argcount == 1:
                     cases = [(hf.conj(x),)]
                 else:
@@ -250,8 +255,8 @@ def test_conjugated_operands_match_the_python_path(name, fn, rng):
 
 @needs_warm
 def test_floating_point_errors_stay_quiet():
-    big = hf.asarray(np.full(5, 3e38, np.float32))
-    zero = hf.asarray(np.zeros(5, np.float32))
+    big = _cpu(np.full(5, 3e38, np.float32))
+    zero = _cpu(np.zeros(5, np.float32))
     for state in ("warn", "raise"):
         with np.errstate(all=state), warnings.catch_warnings():
             warnings.simplefilter("error")
@@ -270,12 +275,12 @@ def test_reductions_match_the_python_path(name, rng):
         warnings.simplefilter("error")
         for in_dt, *_ in fn.table:
             for shape in SHAPES:
-                x = hf.asarray(_values(rng, in_dt, shape))
+                x = _cpu(_values(rng, in_dt, shape))
                 fast, slow, served = _run_both(fn, x)
                 _check(fast, slow)
                 assert served or (name in ("max", "min") and 0 in shape)
             # arguments (and the Python path's checks) go to the Python path
-            x = hf.asarray(_values(rng, in_dt, (3, 4)))
+            x = _cpu(_values(rng, in_dt, (3, 4)))
             _check(fn(x, axis=1), fn.__wrapped__(x, axis=1))
             _check(fn(x, keepdims=True), fn.__wrapped__(x, keepdims=True))
 
@@ -290,7 +295,7 @@ def test_threads_share_the_warm_path():
 
     def work(i):
         try:
-            a = hf.asarray(xs[i])
+            a = _cpu(xs[i])
             for _ in range(20):
                 np.testing.assert_array_equal((a * a)._data, xs[i] * xs[i])
                 assert float(hf.sum(a)._data) == float(np.add.reduce(xs[i], axis=(0,)))
