@@ -117,32 +117,50 @@ def main(argv=None) -> int:
         add(f"col2im_add {tag}", time_ms(lambda: nn.col2im_add(cols, X.shape, k, **args)),
             floor=floor_ms(nbytes))
 
-    # ---- pools, (N, C, H): against torch and the floor (read x, write y (+ argmax))
-    pools = [(8, 64, 112)] if opts.quick else [(32, 64, 112), (32, 256, 28)]
-    for n, c, h in pools:
-        x = rand((n, c, h, h))
+    # ---- pools (N, C, H, kernel, stride, padding, dtype): against torch and the floor.
+    # Bytes: max_pool reads x and writes y and an int64 argmax; max_unpool reads the
+    # gradient of y and the argmax and writes dx; avg_pool and its backward read one of
+    # x / y and write the other. k3 s2 is the case the GPU backwards slide window rows for;
+    # k3 s1 (3 window columns reach a column) takes their tap loop.
+    pools = ([(8, 64, 112, 3, 2, 1, np.float32)] if opts.quick else
+             [(32, 64, 112, 3, 2, 1, np.float32), (32, 256, 28, 3, 2, 1, np.float32),
+              (16, 64, 112, 3, 2, 1, np.float64), (32, 64, 56, 3, 1, 1, np.float32)])
+    for n, c, h, k, s, p, dt in pools:
+        x = rand((n, c, h, h), dt)
         X = hf.asarray(x)
-        o = out_size(h, 3, 2, 1)
-        ybytes = n * c * o * o * 4
-        tag = f"N{n} C{c} {h}x{h}, k3 s2 p1"
-        t = time_ms(lambda: nn.max_pool(X, 3, stride=2, padding=1))
-        tt = time_ms(lambda: F.max_pool2d(tq(x), 3, 2, 1, return_indices=True)) if torch is not None else None
-        add(f"max_pool {tag}", t, tt, floor=floor_ms(x.nbytes + 3 * ybytes), note="y + int64 argmax")
-        y, arg = nn.max_pool(X, 3, stride=2, padding=1)
-        t = time_ms(lambda: nn.max_unpool(y, arg, X.shape, 3, stride=2, padding=1))
+        o = out_size(h, k, s, p)
+        ybytes = n * c * o * o * x.itemsize
+        argbytes = n * c * o * o * 8
+        tag = f"N{n} C{c} {h}x{h}, k{k} s{s} p{p}" + (", float64" if dt == np.float64 else "")
+        args = dict(stride=s, padding=p)
+        t = time_ms(lambda: nn.max_pool(X, k, **args))
+        tt = (time_ms(lambda: F.max_pool2d(tq(x), k, s, p, return_indices=True))
+              if torch is not None else None)
+        add(f"max_pool {tag}", t, tt, floor=floor_ms(x.nbytes + ybytes + argbytes),
+            note="y + int64 argmax")
+        y, arg = nn.max_pool(X, k, **args)
+        t = time_ms(lambda: nn.max_unpool(y, arg, X.shape, k, **args))
         tt = None
         if torch is not None:
-            ty, ti = F.max_pool2d(tq(x), 3, 2, 1, return_indices=True)
+            ty, ti = F.max_pool2d(tq(x), k, s, p, return_indices=True)
             tt = time_ms(lambda: torch.ops.aten.max_pool2d_with_indices_backward(
-                ty, tq(x), [3, 3], [2, 2], [1, 1], [1, 1], False, ti))
-        add(f"max_unpool {tag}", t, tt, floor=floor_ms(x.nbytes + 3 * ybytes),
+                ty, tq(x), [k, k], [s, s], [p, p], [1, 1], False, ti))
+        add(f"max_unpool {tag}", t, tt, floor=floor_ms(x.nbytes + ybytes + argbytes),
             note="includes the argmax check (one 8-byte sync)")
-        t = time_ms(lambda: nn.avg_pool(X, 3, stride=2, padding=1))
-        tt = time_ms(lambda: F.avg_pool2d(tq(x), 3, 2, 1)) if torch is not None else None
+        t = time_ms(lambda: nn.avg_pool(X, k, **args))
+        tt = time_ms(lambda: F.avg_pool2d(tq(x), k, s, p)) if torch is not None else None
         add(f"avg_pool {tag}", t, tt, floor=floor_ms(x.nbytes + ybytes))
-        Y = nn.avg_pool(X, 3, stride=2, padding=1)
-        t = time_ms(lambda: nn.avg_pool_backward(Y, X.shape, 3, stride=2, padding=1))
-        add(f"avg_pool_backward {tag}", t, floor=floor_ms(x.nbytes + ybytes))
+        G = nn.avg_pool(X, k, **args)
+        g = cupy.asarray(G._data)
+        for include_pad in (True, False):
+            t = time_ms(lambda: nn.avg_pool_backward(G, X.shape, k, count_include_pad=include_pad,
+                                                     **args))
+            tt = None
+            if torch is not None:
+                tt = time_ms(lambda: torch.ops.aten.avg_pool2d_backward(
+                    tq(g), tq(x), [k, k], [s, s], [p, p], False, include_pad, None))
+            add(f"avg_pool_backward {tag}" + ("" if include_pad else ", count_include_pad=False"),
+                t, tt, floor=floor_ms(x.nbytes + ybytes))
 
     # ---- print
     print(f"# hipfer.nn conv benchmarks on {cupy.cuda.runtime.getDeviceProperties(0)['name'].decode()}")

@@ -344,6 +344,100 @@ def test_pools_large_odd(be, rng):
     np.testing.assert_allclose(host(y), ry, rtol=1e-6, atol=1e-6)
 
 
+def rand_argmax(rng, shape, k, s, p):
+    """A random input tap of each pooling window, flat in the plane: any valid argmax,
+    not only max_pool's."""
+    (kh, kw), (sh, sw), (ph, pw) = map(pair, (k, s, p))
+    n, c, h, w = shape
+    oh, ow = out_size(h, kh, sh, ph), out_size(w, kw, sw, pw)
+    y0, x0 = np.arange(oh) * sh - ph, np.arange(ow) * sw - pw
+    ylo, yhi = np.maximum(y0, 0), np.minimum(y0 + kh, h)
+    xlo, xhi = np.maximum(x0, 0), np.minimum(x0 + kw, w)
+    ay = ylo[:, None] + (rng.random((n, c, oh, ow)) * (yhi - ylo)[:, None]).astype(np.int64)
+    ax = xlo[None, :] + (rng.random((n, c, oh, ow)) * (xhi - xlo)[None, :]).astype(np.int64)
+    return ay * w + ax
+
+
+# (x shape, kernel, stride, padding) around the GPU pools' tiling: a thread owns 8 rows
+# of a column (the backwards: rows of one phase modulo the stride); the backwards slide
+# the window rows along the taps when at most 2 window columns reach a column, else they
+# loop over the taps; avg_pool_backward divides by kh*kw alone where every window a
+# thread reads is whole
+POOL_TILING_CASES = [
+    ((2, 3, 37, 41), 3, 2, 1),                   # rows not a multiple of 8, sliding rows
+    ((2, 2, 17, 19), 3, 3, 1),                   # stride 3: phases with no row left
+    ((1, 3, 35, 30), 3, 1, 1),                   # stride 1: 3 window columns, tap loop
+    ((2, 2, 29, 31), (4, 5), (3, 2), (2, 1)),    # non-square, 1-3 window columns
+    ((1, 2, 23, 26), 2, 2, 0),                   # 2x2 stride 2: one window a position
+    ((1, 1, 40, 5), (5, 2), (1, 3), (2, 1)),     # narrow planes, lanes across rows
+    ((3, 1, 1, 67), (1, 3), 1, (0, 1)),          # one-row planes
+    ((2, 2, 9, 11), 5, 4, 2),                    # windows reaching into the padding
+    ((1, 2, 6, 7), (2, 3), (3, 4), (1, 1)),      # stride above the kernel: rows no window reaches
+]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("case", POOL_TILING_CASES)
+def test_pools_tiling_bitwise(be, rng, dtype, case):
+    """Every pool equals the NumPy backend bit for bit (the same tap order; ties and
+    NaNs in max_pool): max_unpool with max_pool's argmax and with any valid one,
+    avg_pool and its backward with both divisors."""
+    shape, k, s, p = case
+    args = dict(stride=s, padding=p)
+    x = np.round(rand(rng, shape, dtype) * 2) / 2  # ties
+    x.flat[rng.choice(x.size, max(1, x.size // 50), replace=False)] = np.nan
+    y, arg = nn.max_pool(hf.asarray(x), k, **args)
+    ry, rarg = on_cpu(lambda t: nn.max_pool(t, k, **args), x)
+    np.testing.assert_array_equal(host(y), ry)
+    np.testing.assert_array_equal(host(arg), rarg)
+    for a in (rarg, rand_argmax(rng, shape, k, s, p)):
+        g = rand(rng, ry.shape, dtype)
+        dx = nn.max_unpool(hf.asarray(g), hf.asarray(a), shape, k, **args)
+        rdx = on_cpu(lambda t, u: nn.max_unpool(t, u, shape, k, **args), g, a)
+        np.testing.assert_array_equal(host(dx), rdx)
+        np.testing.assert_allclose(rdx, ref_max_unpool(g, a, shape), **tol(dtype))
+    x = rand(rng, shape, dtype)
+    for include_pad in (True, False):
+        kw = dict(args, count_include_pad=include_pad)
+        y = nn.avg_pool(hf.asarray(x), k, **kw)
+        np.testing.assert_array_equal(host(y), on_cpu(lambda t: nn.avg_pool(t, k, **kw), x))
+        g = rand(rng, y.shape, dtype)
+        dx = nn.avg_pool_backward(hf.asarray(g), shape, k, **kw)
+        rdx = on_cpu(lambda t: nn.avg_pool_backward(t, shape, k, **kw), g)
+        np.testing.assert_array_equal(host(dx), rdx)
+        np.testing.assert_allclose(rdx, ref_avg_pool_backward(g, shape, k, pair(s), p, include_pad),
+                                   **tol(dtype))
+
+
+def test_pools_more_threads_than_the_grid(be, rng):
+    """1.3M threads (8 rows each) where the GPU grid stops at 32 blocks of 256 an SM
+    (1.08M on an H200): the grid-stride loop covers the rest. A 1x1 window keeps it
+    cheap; the loop does not depend on the window."""
+    x = rand(rng, (1, 2048, 64, 80), np.float32)
+    y, arg = nn.max_pool(hf.asarray(x), 1)
+    np.testing.assert_array_equal(host(y), x)
+    np.testing.assert_array_equal(host(arg), np.broadcast_to(np.arange(64 * 80).reshape(64, 80), x.shape))
+    np.testing.assert_array_equal(host(nn.max_unpool(y, arg, x.shape, 1)), x)
+    np.testing.assert_array_equal(host(nn.avg_pool(hf.asarray(x), 1)), x)
+    np.testing.assert_array_equal(host(nn.avg_pool_backward(hf.asarray(x), x.shape, 1)), x)
+
+
+def test_bad_argmax_in_any_window(be, rng):
+    """Each argmax is checked once, at its window's first input tap (the top row and the
+    left column check the windows that start in the padding): one bad value in any
+    window is an IndexError naming it, also one whose low 32 bits are a valid position
+    (the GPU gather compares those)."""
+    shape = (1, 2, 7, 9)
+    x = rand(rng, shape, np.float64)
+    y, arg = nn.max_pool(hf.asarray(x), 3, stride=2, padding=1)
+    a = host(arg)
+    for pos in range(a.size):
+        b = a.copy()
+        b.flat[pos] = (-1, 7 * 9, a.flat[pos] + 2 ** 32, a.flat[pos] + 3 * 9)[pos % 4]
+        with pytest.raises(IndexError, match=f"argmax element {pos} "):
+            nn.max_unpool(y, hf.asarray(b), shape, 3, stride=2, padding=1)
+
+
 # ------------------------------------------------------------------------- conv2d
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("geom", CONV_GEOMS)

@@ -4,10 +4,10 @@
 // value over several (col2im_add, the pooling backwards) are gathers: each destination
 // sums its sources itself, in that fixed order, so there are no atomics and results
 // repeat run to run.
-// The pools: a thread owns one position of one plane (N*C planes, the grid's y;
-// positions of the plane, the grid's x). im2col and col2im_add (the columns' traffic,
-// kh*kw times x's): a thread owns HF_CONV_ROWS rows of one column of one plane and loads
-// HF_CONV_TAPS taps of them at once before it waits (see HF_CONV_ROWS).
+// im2col, col2im_add (the columns' traffic, kh*kw times x's) and the pools: a thread
+// owns HF_CONV_ROWS rows of one column of one plane and loads several taps of them at once
+// before it waits (see HF_CONV_ROWS); the gathers' threads own rows of one phase modulo
+// the stride and step their window indices, with no division per tap.
 // Within a plane positions are 32-bit (the host checks the sizes, padding included);
 // plane offsets are 64-bit.
 #pragma once
@@ -20,28 +20,13 @@ namespace hf {
 // dilation (1 for the pools).
 struct conv_geom { i32 h, w, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw; };
 
-// Thread (plane nc, position q < n): planes along the grid's y, positions along its x.
-#define HF_CONV_LOOP(nc, planes, q, n)                                                        \
-  for (i64 nc = (i64)blockIdx.y * blockDim.y + threadIdx.y; nc < (planes);                     \
-       nc += (i64)gridDim.y * blockDim.y)                                                      \
-    for (i32 q = (i32)(blockIdx.x * blockDim.x + threadIdx.x); q < (n);                        \
-         q += (i32)(gridDim.x * blockDim.x))
-
 __device__ __forceinline__ i32 conv_min(i32 a, i32 b) { return a < b ? a : b; }
 __device__ __forceinline__ i32 conv_max(i32 a, i32 b) { return a > b ? a : b; }
 
-// The output position along one axis whose window reads input position t (= input
-// position + padding - tap offset) with this tap, or -1: t must be a multiple of the
-// stride and the window must exist.
-__device__ __forceinline__ i32 conv_window(i32 t, i32 stride, i32 n_out) {
-  const i32 o = t / stride;
-  return o * stride == t && o < n_out ? o : -1;
-}
-
-// Rows of one plane a thread of im2col / col2im_add owns (hipfer.backends.cupy.fused_conv
-// .ROWS). With one position a thread, each tap's load waited before the next was issued
-// (0.07-0.31 of the bandwidth floor on an H200): a thread now loads the values of several
-// rows and taps together, then uses them.
+// Rows of one plane a thread of im2col / col2im_add / the pools owns
+// (hipfer.backends.cupy.fused_conv.ROWS). With one position a thread, each tap's load
+// waited before the next was issued (0.07-0.31 of the bandwidth floor on an H200): a
+// thread now loads the values of several rows and taps together, then uses them.
 #define HF_CONV_ROWS 8
 // Taps of a window row col2im_add loads together (a 3x3 row at once), each into its own
 // HF_CONV_ROWS registers: HF_CONV_TAPS * HF_CONV_ROWS loads in flight per thread.
@@ -202,32 +187,128 @@ fused_col2im_add(const T* __restrict__ cols, T* __restrict__ x, i64 planes, conv
   }
 }
 
+// ---- pools (no dilation; padding <= kernel / 2, so every window holds an input element)
+// A forward thread owns output rows oy0 .. oy0 + HF_CONV_ROWS - 1 at column ox, as im2col
+// does, and loads HF_CONV_TAPS taps of a window row for all of them before it uses them.
+// A backward thread owns input rows of one phase modulo the stride at column ix, as
+// col2im_add does, and visits only the taps that reach them (pool_taps), with no division
+// per tap. Where at most 2 window columns reach a column (a 3-wide window at stride 2),
+// the window rows slide along the tap rows instead, so that each window is loaded (and
+// divided, avg_pool) once: pool_avg_slide, pool_unpool_slide.
+
+// Taps of a window row pool_avg_gather (3 or more window columns reach a column) loads
+// together, each into HF_CONV_ROWS registers (3 spilled within float32's 64 registers).
+#define HF_POOL_TAPS 2
+// max_unpool holds an argmax word and a gy per slot, 2 taps x 8 rows of each: float32
+// asks for 3 blocks an SM (<= 85 registers; 4 blocks spilled 192 bytes), 24 warps of
+// 32 loads in flight.
+#if HF_HIP
+#  define HF_POOL_UNPOOL_BOUNDS(T) __launch_bounds__(256)
+#else
+#  define HF_POOL_UNPOOL_BOUNDS(T) __launch_bounds__(256, sizeof(T) <= 4 ? 3 : 0)
+#endif
+
+// Rows a gather thread owns: y0 + r*sh < h for r < the result (0 when its phase has no
+// row left).
+__device__ __forceinline__ i32 pool_rows(i32 y0, i32 sh, i32 h) {
+  i32 rend = 0;
+#pragma unroll
+  for (i32 r = 0; r < HF_CONV_ROWS; ++r)
+    if (y0 + r * sh < h) rend = r + 1;
+  return rend;
+}
+
+// The taps of a pool gather thread, whose rows y0 + r*sh (r < rend) at column ix share a
+// phase modulo the stride, so window row i reaches all of them or none. Those that do are
+// i = ry + a*sh, which reads window row qy - a + r for row r; likewise window column
+// j = rx + b*sw reads window column qx - b. a in [a0, a1), b in [b0, b1): the taps whose
+// window exists for some row (ranges may be empty). One division each, per thread.
+struct pool_gather_taps { i32 qy, ry, qx, rx, a0, a1, b0, b1; };
+
+__device__ __forceinline__ pool_gather_taps pool_taps(const conv_geom& g, i32 y0, i32 ix,
+                                                      i32 rend) {
+  pool_gather_taps p;
+  p.qy = (y0 + g.ph) / g.sh;
+  p.ry = y0 + g.ph - p.qy * g.sh;
+  p.qx = (ix + g.pw) / g.sw;
+  p.rx = ix + g.pw - p.qx * g.sw;
+  // i < kh: a < ceil((kh - ry) / sh) (a numerator >= 1); a window row in [0, oh)
+  p.a0 = conv_max(0, p.qy - g.oh + 1);
+  p.a1 = conv_min((g.kh - p.ry + g.sh - 1) / g.sh, p.qy + rend);
+  p.b0 = conv_max(0, p.qx - g.ow + 1);
+  p.b1 = conv_min((g.kw - p.rx + g.sw - 1) / g.sw, p.qx + 1);
+  return p;
+}
+
+// -inf: a tap outside the input loads this, and never wins against a value from the input.
+__device__ __forceinline__ f32 conv_neg_inf(f32) { return __int_as_float((i32)0xff800000u); }
+__device__ __forceinline__ f64 conv_neg_inf(f64) {
+  return __longlong_as_double((i64)0xfff0000000000000ull);
+}
+
 // Window maxima and their flat index in the input plane. Only input taps compete
-// (padding never wins; padding <= kernel / 2 leaves every window one); ties keep the
-// first, the first NaN wins and stays.
+// (padding never wins); ties keep the first, the first NaN wins and stays. Each window
+// starts from its first input tap, so taps in the padding can load -inf and every tap
+// compares without a predicate (-inf beats nothing, the first tap does not beat itself).
 template <class T>
-__global__ void fused_max_pool(const T* __restrict__ x, T* __restrict__ y, i64* __restrict__ argmax,
-                               i64 planes, conv_geom g) {
-  const i32 L = g.oh * g.ow;
-  HF_CONV_LOOP(nc, planes, l, L) {
-    const i32 oy = l / g.ow, ox = l - oy * g.ow;
-    const i32 y0 = oy * g.sh - g.ph, x0 = ox * g.sw - g.pw;
-    const i32 ys = conv_max(y0, 0), ye = conv_min(y0 + g.kh, g.h);
-    const i32 xs = conv_max(x0, 0), xe = conv_min(x0 + g.kw, g.w);
+__global__ void HF_CONV_ROWS_BOUNDS(T)
+fused_max_pool(const T* __restrict__ x, T* __restrict__ y, i64* __restrict__ argmax,
+               i64 planes, conv_geom g) {
+  const i32 L = g.oh * g.ow, R = HF_CONV_ROWS, shw = g.sh * g.w;
+  const i32 per_plane = (g.oh + R - 1) / R * g.ow;
+  const T lowest = conv_neg_inf(T(0));
+  HF_CONV_ROWS_LOOP(t, planes * per_plane) {
+    i64 nc;
+    i32 q;
+    conv_rows_split(t, per_plane, nc, q);
+    const i32 grp = q / g.ow, ox = q - grp * g.ow, oy0 = grp * R;
+    const i32 rend = conv_min(R, g.oh - oy0);
     const T* src = x + nc * g.h * g.w;
-    i32 best = ys * g.w + xs;
-    T v = src[best];
-    for (i32 iy = ys; iy < ye; ++iy) {
-      for (i32 ix = xs; ix < xe; ++ix) {
-        const T e = src[iy * g.w + ix];
-        if (e > v || (e != e && v == v)) {
-          v = e;
-          best = iy * g.w + ix;
-        }
+    const i32 sx = ox * g.sw - g.pw;  // the window's first column
+    i32 iy = oy0 * g.sh - g.ph;       // row 0's input row of tap (i, .)
+    T v[HF_CONV_ROWS];
+    i32 best[HF_CONV_ROWS];
+#pragma unroll
+    for (i32 r = 0; r < HF_CONV_ROWS; ++r) {
+      best[r] = conv_max(iy + r * g.sh, 0) * g.w + conv_max(sx, 0);  // the first input tap
+      v[r] = r < rend ? src[best[r]] : T(0);
+    }
+    for (i32 i = 0; i < g.kh; ++i, ++iy) {
+      bool in_y[HF_CONV_ROWS];
+#pragma unroll
+      for (i32 r = 0; r < HF_CONV_ROWS; ++r)
+        in_y[r] = r < rend && iy + r * g.sh >= 0 && iy + r * g.sh < g.h;
+      for (i32 j = 0; j < g.kw; j += HF_CONV_TAPS) {
+        bool in_x[HF_CONV_TAPS];
+#pragma unroll
+        for (i32 u = 0; u < HF_CONV_TAPS; ++u)
+          in_x[u] = j + u < g.kw && sx + j + u >= 0 && sx + j + u < g.w;
+        T e[HF_CONV_TAPS][HF_CONV_ROWS];
+        const T* s = src + (iy * g.w + sx + j);  // tap (i, j) of row 0 (formed, read if inside)
+#pragma unroll
+        for (i32 r = 0; r < HF_CONV_ROWS; ++r, s += shw)
+#pragma unroll
+          for (i32 u = 0; u < HF_CONV_TAPS; ++u) e[u][r] = in_x[u] && in_y[r] ? s[u] : lowest;
+#pragma unroll
+        for (i32 u = 0; u < HF_CONV_TAPS; ++u)
+#pragma unroll
+          for (i32 r = 0; r < HF_CONV_ROWS; ++r) {
+            const T c = e[u][r];
+            if (c > v[r] || (c != c && v[r] == v[r])) {
+              v[r] = c;
+              best[r] = (iy + r * g.sh) * g.w + sx + j + u;
+            }
+          }
       }
     }
-    y[nc * L + l] = v;
-    argmax[nc * L + l] = best;
+    T* yo = y + nc * L + oy0 * g.ow + ox;
+    i64* ao = argmax + nc * L + oy0 * g.ow + ox;
+#pragma unroll
+    for (i32 r = 0; r < HF_CONV_ROWS; ++r, yo += g.ow, ao += g.ow)
+      if (r < rend) {
+        *yo = v[r];
+        *ao = best[r];
+      }
   }
 }
 
@@ -236,43 +317,192 @@ __device__ __forceinline__ void conv_report(i64* err, i64 pos) {
   atomicCAS(reinterpret_cast<unsigned long long*>(err), 0ull, (unsigned long long)(pos + 1));
 }
 
-// max_pool's backward: dx[c, iy, ix] sums, over the windows holding (iy, ix) in tap
-// order, the gy of those whose argmax it is. The same launch checks every argmax (the
-// threads q < oh*ow): one that is not an input position inside its window is reported
-// (the gather would silently drop it); the host then raises IndexError.
-template <class T>
-__global__ void fused_max_unpool(const T* __restrict__ gy, const i64* __restrict__ argmax,
-                                 T* __restrict__ dx, i64 planes, conv_geom g, i64* err) {
-  const i32 L = g.oh * g.ow, hw = g.h * g.w;
-  HF_CONV_LOOP(nc, planes, q, L > hw ? L : hw) {
-    if (q < L) {
-      const i64 a = argmax[nc * L + q];
-      const i32 oy = q / g.ow, ox = q - oy * g.ow;
-      bool ok = a >= 0 && a < hw;
-      if (ok) {
-        const i32 ay = (i32)a / g.w, ti = ay - (oy * g.sh - g.ph);
-        const i32 tj = (i32)a - ay * g.w - (ox * g.sw - g.pw);
-        ok = ti >= 0 && ti < g.kh && tj >= 0 && tj < g.kw;
-      }
-      if (!ok) conv_report(err, nc * L + q);
+// The windows along one axis whose first input tap is input position y, [lo, hi] (none:
+// lo > hi): those starting in the padding when y == 0, else the one starting at y, window
+// q (when the phase rem is 0 and it exists).
+__device__ __forceinline__ void pool_first_windows(i32 y, i32 q, i32 rem, i32 pad, i32 s,
+                                                   i32 n_out, i32& lo, i32& hi) {
+  lo = 0;
+  hi = y == 0 ? conv_min(pad / s, n_out - 1) : -1;
+  if (y > 0 && rem == 0 && q < n_out) lo = hi = q;
+}
+
+// Whether argmax a of a window is an input position inside it, checked at the window's
+// first input tap, position (y, x), tap (i, j): its input taps are rows y .. y + ny - 1,
+// columns x .. x + nx - 1.
+__device__ __forceinline__ bool pool_argmax_ok(i64 a, i32 y, i32 x, i32 i, i32 j,
+                                               const conv_geom& g) {
+  const i64 d = a - ((i64)y * g.w + x);
+  const i32 ny = conv_min(g.kh - i, g.h - y), nx = conv_min(g.kw - j, g.w - x);
+  if (d < 0 || d >= (i64)ny * g.w) return false;
+  const u32 dy = (u32)d / (u32)g.w;
+  return (u32)d - dy * (u32)g.w < (u32)nx;
+}
+
+// max_unpool's gather where the window columns that reach any column fit W slots (as in
+// pool_avg_slide): each window's argmax and gy are loaded once, the window rows slide.
+// The first loads' rows and taps are clamped to ones that exist and masked afterwards
+// (argmax -1): loads need no predicate (predicated, nvcc issued them one at a time).
+template <class T, int W>
+__device__ __forceinline__ void pool_unpool_slide(const T* __restrict__ gsrc,
+                                                  const i64* __restrict__ asrc, const conv_geom& g,
+                                                  const pool_gather_taps& p, i32 rend, i32 pos0,
+                                                  i32 shw, T (&acc)[HF_CONV_ROWS]) {
+  const i32 nb = p.b1 - p.b0;
+  const i64* acol = asrc + (p.qx - p.b0);  // window column of tap b0; tap b0 + u is u left
+  const T* gcol = gsrc + (p.qx - p.b0);
+  i32 oy = p.qy - p.a0;  // row 0's window row
+  const i32 rlo = conv_max(0, -oy), rhi = conv_min(rend, g.oh - oy);  // rows with a window
+  i32 A[W][HF_CONV_ROWS];  // the argmaxes' low words (little-endian)
+  T v[W][HF_CONV_ROWS];
+#pragma unroll
+  for (i32 r = 0; r < HF_CONV_ROWS; ++r) {
+    const i32 o = (oy + conv_min(conv_max(r, rlo), rhi - 1)) * g.ow;
+#pragma unroll
+    for (i32 u = 0; u < W; ++u) {
+      const i32 k = o - conv_min(u, nb - 1);
+      A[u][r] = *reinterpret_cast<const i32*>(acol + k);
+      v[u][r] = gcol[k];
     }
-    if (q < hw) {
-      const i32 iy = q / g.w, ix = q - iy * g.w;
-      const i64 base = nc * L;
-      T acc = T(0);
-      for (i32 i = 0; i < g.kh; ++i) {
-        const i32 ty = iy + g.ph - i;
-        if (ty < 0) break;
-        const i32 oy = conv_window(ty, g.sh, g.oh);
-        if (oy < 0) continue;
-        for (i32 j = 0; j < g.kw; ++j) {
-          const i32 tx = ix + g.pw - j;
-          if (tx < 0) break;
-          const i32 ox = conv_window(tx, g.sw, g.ow);
-          if (ox >= 0 && argmax[base + oy * g.ow + ox] == q) acc += gy[base + oy * g.ow + ox];
-        }
+  }
+#pragma unroll
+  for (i32 u = 0; u < W; ++u)
+#pragma unroll
+    for (i32 r = 0; r < HF_CONV_ROWS; ++r)
+      if (u >= nb || r < rlo || r >= rhi) A[u][r] = -1;
+  for (i32 a = p.a0 + 1;; ++a) {
+    --oy;  // row 0's window row for tap row a
+    const bool more = a < p.a1;
+    i32 fa[W];
+    T fv[W];
+#pragma unroll
+    for (i32 u = 0; u < W; ++u) {
+      const bool on = more && u < nb && oy >= 0;
+      fa[u] = on ? *reinterpret_cast<const i32*>(acol + (oy * g.ow - u)) : -1;
+      fv[u] = on ? gcol[oy * g.ow - u] : T(0);
+    }
+    // tap row a - 1, in tap order; a tap whose argmax is elsewhere (or without a window)
+    // adds +0, which leaves every sum as it is (a sum from +0 is never -0)
+#pragma unroll
+    for (i32 u = 0; u < W; ++u)
+#pragma unroll
+      for (i32 r = 0; r < HF_CONV_ROWS; ++r) acc[r] += A[u][r] == pos0 + r * shw ? v[u][r] : T(0);
+    if (!more) break;
+#pragma unroll
+    for (i32 u = 0; u < W; ++u) {
+#pragma unroll
+      for (i32 r = HF_CONV_ROWS - 1; r > 0; --r) {
+        A[u][r] = A[u][r - 1];
+        v[u][r] = v[u][r - 1];
       }
-      dx[nc * hw + q] = acc;
+      A[u][0] = fa[u];
+      v[u][0] = fv[u];
+    }
+  }
+}
+
+// max_unpool's gather where 3 or more window columns reach a column: tap by tap, 8 rows
+// at once. Row r reads window row oyb + r clamped to the rows that exist and compares
+// with its position, or with -1 (no valid argmax) where that row has no window: the
+// loads need no predicate.
+template <class T>
+__device__ __forceinline__ void pool_unpool_gather(const T* __restrict__ gsrc,
+                                                   const i64* __restrict__ asrc, const conv_geom& g,
+                                                   const pool_gather_taps& p, i32 rend, i32 pos0,
+                                                   i32 shw, T (&acc)[HF_CONV_ROWS]) {
+  for (i32 a = p.a0; a < p.a1; ++a) {
+    const i32 oyb = p.qy - a;  // row 0's window row
+    const i32 rlo = conv_max(0, -oyb), rhi = conv_min(rend, g.oh - oyb);  // rows with a window
+    i32 wr[HF_CONV_ROWS], pr[HF_CONV_ROWS];
+#pragma unroll
+    for (i32 r = 0; r < HF_CONV_ROWS; ++r) {
+      wr[r] = (oyb + conv_min(conv_max(r, rlo), rhi - 1)) * g.ow + p.qx;
+      pr[r] = r >= rlo && r < rhi ? pos0 + r * shw : -1;
+    }
+    for (i32 b = p.b0; b < p.b1; ++b) {
+      i32 A[HF_CONV_ROWS];  // the argmaxes' low words (little-endian)
+      T v[HF_CONV_ROWS];
+#pragma unroll
+      for (i32 r = 0; r < HF_CONV_ROWS; ++r) {
+        A[r] = *reinterpret_cast<const i32*>(asrc + (wr[r] - b));
+        v[r] = gsrc[wr[r] - b];
+      }
+      // in tap order; a tap whose argmax is elsewhere (or without a window) adds +0,
+      // which leaves every sum as it is (a sum from +0 is never -0)
+#pragma unroll
+      for (i32 r = 0; r < HF_CONV_ROWS; ++r) acc[r] += A[r] == pr[r] ? v[r] : T(0);
+    }
+  }
+}
+
+// max_pool's backward: dx[c, iy, ix] sums, over the windows holding (iy, ix) in tap
+// order, the gy of those whose argmax it is. A thread owns rows of one phase as
+// col2im_add does (pool_taps). The gather compares the argmaxes' low words (a valid one
+// is below 2^31): the same launch then checks every argmax, once, at its window's first
+// input tap; one that is not an input position inside its window is reported (whatever
+// the gather made of it), and the host raises IndexError.
+template <class T>
+__global__ void HF_POOL_UNPOOL_BOUNDS(T)
+fused_max_unpool(const T* __restrict__ gy, const i64* __restrict__ argmax, T* __restrict__ dx,
+                 i64 planes, conv_geom g, i64* err) {
+  const i32 L = g.oh * g.ow, R = HF_CONV_ROWS, span = R * g.sh, shw = g.sh * g.w;
+  const i32 per_plane = (g.h + span - 1) / span * g.sh * g.w;
+  const i32 wmax = (g.kw + g.sw - 1) / g.sw;  // window columns reaching a column, at most
+  HF_CONV_ROWS_LOOP(t, planes * per_plane) {
+    i64 nc;
+    i32 q;
+    conv_rows_split(t, per_plane, nc, q);
+    const i32 m = q / g.w, ix = q - m * g.w;  // m: (row group, phase)
+    const i32 grp = m / g.sh, y0 = grp * span + (m - grp * g.sh);
+    const i32 rend = pool_rows(y0, g.sh, g.h);
+    if (rend == 0) continue;
+    const pool_gather_taps p = pool_taps(g, y0, ix, rend);
+    const T* gsrc = gy + nc * L;
+    const i64* asrc = argmax + nc * L;
+    const i32 pos0 = y0 * g.w + ix;  // row r: pos0 + r*shw
+    T acc[HF_CONV_ROWS];
+#pragma unroll
+    for (i32 r = 0; r < HF_CONV_ROWS; ++r) acc[r] = T(0);
+    if (p.a0 < p.a1 && p.b0 < p.b1) {  // else no window reaches these rows
+      if (wmax == 1)
+        pool_unpool_slide<T, 1>(gsrc, asrc, g, p, rend, pos0, shw, acc);
+      else if (wmax == 2)
+        pool_unpool_slide<T, 2>(gsrc, asrc, g, p, rend, pos0, shw, acc);
+      else
+        pool_unpool_gather(gsrc, asrc, g, p, rend, pos0, shw, acc);
+    }
+    T* out = dx + nc * g.h * g.w + pos0;
+#pragma unroll
+    for (i32 r = 0; r < HF_CONV_ROWS; ++r, out += shw)
+      if (r < rend) *out = acc[r];
+    // The checks: the windows whose first input tap is one of this thread's positions.
+    // Its column is that of windows xlo .. xhi (one, or those starting in the padding at
+    // column 0); its rows y > 0 that of window qy + r (tap row 0) when the phase is 0, row
+    // 0 that of those starting in the top padding.
+    i32 xlo, xhi;
+    pool_first_windows(ix, p.qx, p.rx, g.pw, g.sw, g.ow, xlo, xhi);
+    if (xlo > xhi) continue;
+    const i32 nrow = conv_min(rend, g.oh - p.qy);  // rows r < nrow have a window qy + r
+    if (p.ry == 0 && nrow > 0) {
+      for (i32 ox = xlo; ox <= xhi; ++ox) {
+        const i32 j = ix + g.pw - ox * g.sw;
+        i64 A[HF_CONV_ROWS];  // row r's, clamped to the rows with a window (no predicate)
+#pragma unroll
+        for (i32 r = 0; r < HF_CONV_ROWS; ++r)
+          A[r] = asrc[(p.qy + conv_min(r, nrow - 1)) * g.ow + ox];
+#pragma unroll
+        for (i32 r = 0; r < HF_CONV_ROWS; ++r)
+          if (r < nrow && y0 + r * g.sh > 0 && !pool_argmax_ok(A[r], y0 + r * g.sh, ix, 0, j, g))
+            conv_report(err, nc * L + (p.qy + r) * g.ow + ox);
+      }
+    }
+    if (y0 == 0) {
+      for (i32 oy = 0; oy <= conv_min(g.ph / g.sh, g.oh - 1); ++oy)
+        for (i32 ox = xlo; ox <= xhi; ++ox) {
+          const i64 wi = nc * L + oy * g.ow + ox;
+          if (!pool_argmax_ok(argmax[wi], 0, ix, g.ph - oy * g.sh, ix + g.pw - ox * g.sw, g))
+            conv_report(err, wi);
+        }
     }
   }
 }
@@ -286,43 +516,226 @@ __device__ __forceinline__ i32 conv_pool_div(const conv_geom& g, i32 oy, i32 ox,
 
 // Window means: the input taps summed in order, then divided once.
 template <class T>
-__global__ void fused_avg_pool(const T* __restrict__ x, T* __restrict__ y, i64 planes, conv_geom g,
-                               bool count_include_pad) {
-  const i32 L = g.oh * g.ow;
-  HF_CONV_LOOP(nc, planes, l, L) {
-    const i32 oy = l / g.ow, ox = l - oy * g.ow;
-    const i32 y0 = oy * g.sh - g.ph, x0 = ox * g.sw - g.pw;
-    const i32 ye = conv_min(y0 + g.kh, g.h), xe = conv_min(x0 + g.kw, g.w);
+__global__ void HF_CONV_ROWS_BOUNDS(T)
+fused_avg_pool(const T* __restrict__ x, T* __restrict__ y, i64 planes, conv_geom g,
+               bool count_include_pad) {
+  const i32 L = g.oh * g.ow, R = HF_CONV_ROWS, shw = g.sh * g.w;
+  const i32 per_plane = (g.oh + R - 1) / R * g.ow;
+  HF_CONV_ROWS_LOOP(t, planes * per_plane) {
+    i64 nc;
+    i32 q;
+    conv_rows_split(t, per_plane, nc, q);
+    const i32 grp = q / g.ow, ox = q - grp * g.ow, oy0 = grp * R;
+    const i32 rend = conv_min(R, g.oh - oy0);
     const T* src = x + nc * g.h * g.w;
-    T acc = T(0);
-    for (i32 iy = conv_max(y0, 0); iy < ye; ++iy)
-      for (i32 ix = conv_max(x0, 0); ix < xe; ++ix) acc += src[iy * g.w + ix];
-    y[nc * L + l] = acc / T(conv_pool_div(g, oy, ox, count_include_pad));
+    const i32 sx = ox * g.sw - g.pw;
+    T acc[HF_CONV_ROWS];
+#pragma unroll
+    for (i32 r = 0; r < HF_CONV_ROWS; ++r) acc[r] = T(0);
+    i32 iy = oy0 * g.sh - g.ph;
+    for (i32 i = 0; i < g.kh; ++i, ++iy) {
+      bool in_y[HF_CONV_ROWS];
+#pragma unroll
+      for (i32 r = 0; r < HF_CONV_ROWS; ++r)
+        in_y[r] = r < rend && iy + r * g.sh >= 0 && iy + r * g.sh < g.h;
+      for (i32 j = 0; j < g.kw; j += HF_CONV_TAPS) {
+        bool in_x[HF_CONV_TAPS];
+#pragma unroll
+        for (i32 u = 0; u < HF_CONV_TAPS; ++u)
+          in_x[u] = j + u < g.kw && sx + j + u >= 0 && sx + j + u < g.w;
+        T e[HF_CONV_TAPS][HF_CONV_ROWS];
+        const T* s = src + (iy * g.w + sx + j);
+#pragma unroll
+        for (i32 r = 0; r < HF_CONV_ROWS; ++r, s += shw)
+#pragma unroll
+          for (i32 u = 0; u < HF_CONV_TAPS; ++u) e[u][r] = in_x[u] && in_y[r] ? s[u] : T(0);
+        // padding adds +0, as in the reference (a sum from +0 is never -0)
+#pragma unroll
+        for (i32 u = 0; u < HF_CONV_TAPS; ++u)
+#pragma unroll
+          for (i32 r = 0; r < HF_CONV_ROWS; ++r) acc[r] += e[u][r];
+      }
+    }
+    T* yo = y + nc * L + oy0 * g.ow + ox;
+#pragma unroll
+    for (i32 r = 0; r < HF_CONV_ROWS; ++r, yo += g.ow)
+      if (r < rend) *yo = acc[r] / T(conv_pool_div(g, oy0 + r, ox, count_include_pad));
   }
 }
 
-// avg_pool's backward: dx[c, iy, ix] sums gy / divisor over its windows, in tap order.
-template <class T>
-__global__ void fused_avg_pool_backward(const T* __restrict__ gy, T* __restrict__ dx, i64 planes,
-                                        conv_geom g, bool count_include_pad) {
-  const i32 L = g.oh * g.ow, hw = g.h * g.w;
-  HF_CONV_LOOP(nc, planes, q, hw) {
-    const i32 iy = q / g.w, ix = q - iy * g.w;
-    const T* src = gy + nc * L;
-    T acc = T(0);
-    for (i32 i = 0; i < g.kh; ++i) {
-      const i32 ty = iy + g.ph - i;
-      if (ty < 0) break;
-      const i32 oy = conv_window(ty, g.sh, g.oh);
-      if (oy < 0) continue;
-      for (i32 j = 0; j < g.kw; ++j) {
-        const i32 tx = ix + g.pw - j;
-        if (tx < 0) break;
-        const i32 ox = conv_window(tx, g.sw, g.ow);
-        if (ox >= 0) acc += src[oy * g.ow + ox] / T(conv_pool_div(g, oy, ox, count_include_pad));
+// avg_pool_backward's gather for one thread (pool_taps): acc[r] += gy / divisor over the
+// taps in order, HF_POOL_TAPS taps of a window row at once. FULL: every window it reads
+// has the divisor kh*kw, one value, so the compiler keeps the division's reciprocal step
+// out of the loop; else each window's input taps (rows cy times columns cx).
+template <class T, bool FULL>
+__device__ __forceinline__ void pool_avg_gather(const T* __restrict__ src, const conv_geom& g,
+                                                const pool_gather_taps& p, i32 y0, i32 ix, i32 rend,
+                                                T (&acc)[HF_CONV_ROWS]) {
+  const T full = T(g.kh * g.kw);
+  for (i32 a = p.a0; a < p.a1; ++a) {
+    const i32 oyb = p.qy - a;  // row 0's window row
+    const i32 rlo = conv_max(0, -oyb), rhi = conv_min(rend, g.oh - oyb);  // rows with a window
+    T cy[HF_CONV_ROWS];
+    if (!FULL) {
+      const i32 sy = y0 - p.ry - a * g.sh;  // row 0's window's first row (y0 - i)
+#pragma unroll
+      for (i32 r = 0; r < HF_CONV_ROWS; ++r) {
+        const i32 s = sy + r * g.sh;
+        cy[r] = r >= rlo && r < rhi ? T(conv_min(s + g.kh, g.h) - conv_max(s, 0)) : T(1);
       }
     }
-    dx[nc * hw + q] = acc;
+    for (i32 b = p.b0; b < p.b1; b += HF_POOL_TAPS) {
+      bool on[HF_POOL_TAPS];
+      T cx[HF_POOL_TAPS];
+#pragma unroll
+      for (i32 u = 0; u < HF_POOL_TAPS; ++u) {
+        on[u] = b + u < p.b1;
+        if (!FULL) {
+          const i32 s = ix - p.rx - (b + u) * g.sw;  // the window's first column (ix - j)
+          cx[u] = on[u] ? T(conv_min(s + g.kw, g.w) - conv_max(s, 0)) : T(1);
+        }
+      }
+      // row 0's window of tap b (formed, read if it exists); tap b + u is u columns left
+      const T* s = src + (oyb * g.ow + p.qx - b);
+      T v[HF_POOL_TAPS][HF_CONV_ROWS];
+#pragma unroll
+      for (i32 r = 0; r < HF_CONV_ROWS; ++r, s += g.ow)
+#pragma unroll
+        for (i32 u = 0; u < HF_POOL_TAPS; ++u)
+          v[u][r] = on[u] && r >= rlo && r < rhi ? s[-u] : T(0);
+      // in tap order; a slot without a window adds 0 / divisor = +0, which leaves every
+      // sum as it is (a sum from +0 is never -0)
+#pragma unroll
+      for (i32 u = 0; u < HF_POOL_TAPS; ++u)
+#pragma unroll
+        for (i32 r = 0; r < HF_CONV_ROWS; ++r) acc[r] += v[u][r] / (FULL ? full : cy[r] * cx[u]);
+    }
+  }
+}
+
+// The input rows of window row oy (its windows' divisor: that times their input columns).
+__device__ __forceinline__ i32 pool_rows_in(const conv_geom& g, i32 oy) {
+  const i32 s = oy * g.sh - g.ph;
+  return conv_min(s + g.kh, g.h) - conv_max(s, 0);
+}
+
+// pool_avg_gather where the window columns that reach any column fit W slots (W >=
+// ceil(kw / sw): 1 for a 2-wide window at stride 2, 2 for a 3-wide one). The window rows
+// slide instead: tap row i + sh reads, for row r, the window row that tap row i read for
+// row r - 1. So each window is loaded and divided once, and each further tap row loads
+// one window row (before the adds of the current one).
+template <class T, bool FULL, int W>
+__device__ __forceinline__ void pool_avg_slide(const T* __restrict__ src, const conv_geom& g,
+                                               const pool_gather_taps& p, i32 rend,
+                                               T (&acc)[HF_CONV_ROWS]) {
+  const T full = T(g.kh * g.kw);
+  bool on[W];
+  T cx[W];
+#pragma unroll
+  for (i32 u = 0; u < W; ++u) {
+    on[u] = p.b0 + u < p.b1;
+    if (!FULL) {
+      const i32 s = (p.qx - p.b0 - u) * g.sw - g.pw;
+      cx[u] = on[u] ? T(conv_min(s + g.kw, g.w) - conv_max(s, 0)) : T(1);
+    }
+  }
+  const T* col = src + (p.qx - p.b0);  // window column of tap b0; tap b0 + u is u left
+  i32 oy = p.qy - p.a0;                // row 0's window row
+  const i32 rlo = conv_max(0, -oy), rhi = conv_min(rend, g.oh - oy);  // rows with a window
+  // q[u][r]: gy / divisor of row r's window for tap column b0 + u (0 where none)
+  T q[W][HF_CONV_ROWS];
+  const T* s = col + oy * g.ow;  // formed, read if it exists
+#pragma unroll
+  for (i32 r = 0; r < HF_CONV_ROWS; ++r, s += g.ow)
+#pragma unroll
+    for (i32 u = 0; u < W; ++u) q[u][r] = on[u] && r >= rlo && r < rhi ? s[-u] : T(0);
+#pragma unroll
+  for (i32 r = 0; r < HF_CONV_ROWS; ++r) {
+    const T cy = FULL || r < rlo || r >= rhi ? T(1) : T(pool_rows_in(g, oy + r));
+#pragma unroll
+    for (i32 u = 0; u < W; ++u) q[u][r] = q[u][r] / (FULL ? full : cy * cx[u]);
+  }
+  for (i32 a = p.a0 + 1;; ++a) {
+    --oy;  // row 0's window row for tap row a
+    const bool more = a < p.a1;
+    T f[W];
+#pragma unroll
+    for (i32 u = 0; u < W; ++u) f[u] = more && on[u] && oy >= 0 ? col[oy * g.ow - u] : T(0);
+    // tap row a - 1, in tap order; a slot without a window adds +0 (a sum from +0 is
+    // never -0, so the sums are as the reference's)
+#pragma unroll
+    for (i32 u = 0; u < W; ++u)
+#pragma unroll
+      for (i32 r = 0; r < HF_CONV_ROWS; ++r) acc[r] += q[u][r];
+    if (!more) break;
+    const T cy = FULL || oy < 0 ? T(1) : T(pool_rows_in(g, oy));
+#pragma unroll
+    for (i32 u = 0; u < W; ++u) {
+#pragma unroll
+      for (i32 r = HF_CONV_ROWS - 1; r > 0; --r) q[u][r] = q[u][r - 1];
+      q[u][0] = f[u] / (FULL ? full : cy * cx[u]);
+    }
+  }
+}
+
+// Whether every window a gather thread reads has all kh*kw taps in the input: those of
+// window rows max(0, qy - a1 + 1) .. qy - a0 + rend - 1 (below oh), columns qx - b1 + 1 ..
+// qx - b0, a superset of the ones it reads.
+__device__ __forceinline__ bool pool_all_full(const conv_geom& g, const pool_gather_taps& p,
+                                              i32 rend) {
+  if (p.a0 >= p.a1 || p.b0 >= p.b1) return true;
+  const i32 ylo = conv_max(0, p.qy - p.a1 + 1), yhi = conv_min(g.oh - 1, p.qy - p.a0 + rend - 1);
+  const i32 xlo = p.qx - p.b1 + 1, xhi = p.qx - p.b0;
+  return ylo * g.sh >= g.ph && yhi * g.sh - g.ph + g.kh <= g.h && xlo * g.sw >= g.pw &&
+         xhi * g.sw - g.pw + g.kw <= g.w;
+}
+
+// pool_avg_slide with as many slots as window columns can reach a column (the same for
+// every thread: no divergence), else pool_avg_gather.
+template <class T, bool FULL>
+__device__ __forceinline__ void pool_avg_rows(const T* __restrict__ src, const conv_geom& g,
+                                              const pool_gather_taps& p, i32 y0, i32 ix, i32 rend,
+                                              T (&acc)[HF_CONV_ROWS]) {
+  const i32 wmax = (g.kw + g.sw - 1) / g.sw;
+  if (wmax == 1)
+    pool_avg_slide<T, FULL, 1>(src, g, p, rend, acc);
+  else if (wmax == 2)
+    pool_avg_slide<T, FULL, 2>(src, g, p, rend, acc);
+  else
+    pool_avg_gather<T, FULL>(src, g, p, y0, ix, rend, acc);
+}
+
+// avg_pool's backward: dx[c, iy, ix] sums gy / divisor over its windows, in tap order
+// (each term divided first, as the reference does). A thread owns rows of one phase as
+// col2im_add does (pool_taps).
+template <class T>
+__global__ void HF_CONV_ROWS_BOUNDS(T)
+fused_avg_pool_backward(const T* __restrict__ gy, T* __restrict__ dx, i64 planes, conv_geom g,
+                        bool count_include_pad) {
+  const i32 L = g.oh * g.ow, R = HF_CONV_ROWS, span = R * g.sh, shw = g.sh * g.w;
+  const i32 per_plane = (g.h + span - 1) / span * g.sh * g.w;
+  HF_CONV_ROWS_LOOP(t, planes * per_plane) {
+    i64 nc;
+    i32 q;
+    conv_rows_split(t, per_plane, nc, q);
+    const i32 m = q / g.w, ix = q - m * g.w;  // m: (row group, phase)
+    const i32 grp = m / g.sh, y0 = grp * span + (m - grp * g.sh);
+    const i32 rend = pool_rows(y0, g.sh, g.h);
+    if (rend == 0) continue;
+    const pool_gather_taps p = pool_taps(g, y0, ix, rend);
+    T acc[HF_CONV_ROWS];
+#pragma unroll
+    for (i32 r = 0; r < HF_CONV_ROWS; ++r) acc[r] = T(0);
+    if (p.a0 < p.a1 && p.b0 < p.b1) {  // else no window reaches these rows
+      if (count_include_pad || pool_all_full(g, p, rend))
+        pool_avg_rows<T, true>(gy + nc * L, g, p, y0, ix, rend, acc);
+      else
+        pool_avg_rows<T, false>(gy + nc * L, g, p, y0, ix, rend, acc);
+    }
+    T* out = dx + nc * g.h * g.w + y0 * g.w + ix;
+#pragma unroll
+    for (i32 r = 0; r < HF_CONV_ROWS; ++r, out += shw)
+      if (r < rend) *out = acc[r];
   }
 }
 

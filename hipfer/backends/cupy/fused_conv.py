@@ -14,7 +14,7 @@ GEOM = np.dtype([(f, "<i4") for f in ("h", "w", "oh", "ow", "kh", "kw", "sh", "s
                                       "dh", "dw")], align=True)
 
 
-#: rows of a plane one thread of im2col / col2im_add owns (HF_CONV_ROWS in fused_conv.cuh)
+#: rows of a plane one thread of any op here owns (HF_CONV_ROWS in fused_conv.cuh)
 ROWS = 8
 
 
@@ -27,6 +27,11 @@ def _geom(desc, hw, pool):
         # rows past the columns, as addresses formed but not used
         span = [hw[a] + 2 * p[a] + (ROWS + 1) * (s[a] + d[a]) for a in (0, 1)]
         sizes += [span[0] * span[1], (k[0] * k[1] + ROWS) * o[0] * o[1] + ROWS * o[1] + span[1]]
+    else:
+        # the pools' 32-bit offsets: a thread's rows run up to ROWS rows (strides) and a
+        # window past the padded plane, its window rows up to ROWS + kernel past oh
+        sizes.append((hw[0] + 2 * p[0] + (ROWS + 1) * (s[0] + k[0]))
+                     * (hw[1] + 2 * p[1] + (ROWS + 1) * (s[1] + k[1])))
     if max(sizes) >= 2 ** 31:
         raise ValueError(f"{desc!r}: planes of 2^31 or more elements are not supported on the GPU")
     g = np.zeros((), GEOM)
@@ -41,43 +46,31 @@ def _kernel(op: str, dt):
     return get_kernels(K.FILE, exprs)[exprs.index(K.expr(op, dt))]
 
 
-def _launch(planes: int, n: int):
-    """(grid, block) for threads (plane, position < n): a block spans up to 256
-    positions of 256 // that planes, so small planes still fill their blocks."""
-    bx = min(BLOCK, max(32, 1 << (n - 1).bit_length()))
-    by = BLOCK // bx
-    cap = device_props(cupy.cuda.runtime.getDevice())["sm_count"] * 32
-    gx = min(-(-n // bx), cap)
-    gy = min(-(-planes // by), max(1, cap // gx), 65535)
-    return (gx, gy), (bx, by)
-
-
 def _launch_rows(threads: int):
-    """(grid, block) for im2col / col2im_add: one thread per ROWS rows of a column of a
-    plane, threads in one 1-d grid (grid-stride beyond 32 blocks an SM)."""
+    """(grid, block) for every op here: one thread per ROWS rows of a column of a plane,
+    threads in one 1-d grid (grid-stride beyond 32 blocks an SM)."""
     cap = device_props(cupy.cuda.runtime.getDevice())["sm_count"] * 32
     return (max(1, min(-(-threads // BLOCK), cap)),), (BLOCK,)
 
 
-def _row_threads(op, g, planes):
-    """The threads im2col / col2im_add use (the kernels' per_plane, times planes)."""
-    if op == "im2col":
+def _row_threads(gather, g, planes):
+    """The threads an op uses (the kernels' per_plane, times planes): ROWS output rows
+    of a column (im2col, the pool forwards), or ROWS input rows of one phase modulo the
+    stride (the gathers: col2im_add, max_unpool, avg_pool_backward)."""
+    if not gather:
         return planes * -(-int(g["oh"]) // ROWS) * int(g["ow"])
     sh = int(g["sh"])
     return planes * -(-int(g["h"]) // (ROWS * sh)) * sh * int(g["w"])
 
 
 def _maker(op, pool, gather):
-    """make(desc, dtypes, shapes, outs) -> run for one kernel; a thread owns an output
-    position, or an input position (x's) when the op gathers."""
+    """make(desc, dtypes, shapes, outs) -> run for one kernel; a thread owns output rows,
+    or input rows (x's) when the op gathers."""
     def make(desc, dtypes, shapes, outs):
         n, c, h, w = outs[0][0] if gather else shapes[0]
         g = _geom(desc, (h, w), pool)
         planes = n * c
-        if op in ("im2col", "col2im_add"):
-            grid, block = _launch_rows(_row_threads(op, g, planes))
-        else:
-            grid, block = _launch(planes, h * w if gather else int(g["oh"]) * int(g["ow"]))
+        grid, block = _launch_rows(_row_threads(gather, g, planes))
         kernel = _kernel(op, outs[0][1])
         tail = (np.int64(planes), g)
         if op in ("avg_pool", "avg_pool_backward"):
@@ -92,10 +85,10 @@ def _maker(op, pool, gather):
 
 def _max_unpool(desc, dtypes, shapes, outs):
     (n, c, h, w), dt = outs[0]
-    planes, L = n * c, shapes[0][2] * shapes[0][3]
+    planes = n * c
     g = _geom(desc, (h, w), True)
     kernel = _kernel("max_unpool", dt)
-    grid, block = _launch(planes, max(L, h * w))
+    grid, block = _launch_rows(_row_threads(True, g, planes))
 
     def run(inputs, out):
         if planes:
