@@ -102,6 +102,33 @@ fused_im2col(const T* __restrict__ x, T* __restrict__ cols, i64 planes, conv_geo
   }
 }
 
+// im2col with one output position a thread (consecutive threads, consecutive columns).
+// Measured on the H200, the row tiling above wins only on wide planes at vertical stride
+// 1 (56x56: 0.101 -> 0.081 ms); on narrow planes (7x7, 14x14) it leaves too few threads,
+// and at stride 2 (the 7x7 stem) its reads spread: 0.019 against 0.031 ms, 0.082 against
+// 0.134 (hipfer.backends.cupy.fused_conv picks).
+template <class T>
+__global__ void fused_im2col_pos(const T* __restrict__ x, T* __restrict__ cols, i64 planes,
+                                 conv_geom g) {
+  const i32 L = g.oh * g.ow;
+  HF_CONV_ROWS_LOOP(t, planes * L) {
+    i64 nc;
+    i32 l;
+    conv_rows_split(t, L, nc, l);
+    const i32 oy = l / g.ow, ox = l - oy * g.ow;
+    const T* src = x + nc * g.h * g.w;
+    T* dst = cols + nc * g.kh * g.kw * L + l;
+    for (i32 i = 0; i < g.kh; ++i) {
+      const i32 iy = oy * g.sh - g.ph + i * g.dh;
+      const bool in_y = iy >= 0 && iy < g.h;
+      for (i32 j = 0; j < g.kw; ++j, dst += L) {
+        const i32 ix = ox * g.sw - g.pw + j * g.dw;
+        *dst = in_y && ix >= 0 && ix < g.w ? src[iy * g.w + ix] : T(0);
+      }
+    }
+  }
+}
+
 // The adjoint: x[c, iy, ix] = sum over taps (i, j), in order, of the column entry that
 // im2col copied it to (none for taps whose window does not exist).
 // A thread owns input rows y0 + r*sh (r < HF_CONV_ROWS) at column ix: rows of one phase

@@ -8,7 +8,8 @@ from . import ctype
 FILE = "fused_conv.cuh"
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 #: the kernels of fused_conv.cuh, one per op (each templated on the float type)
-KERNELS = ("im2col", "col2im_add", "max_pool", "max_unpool", "avg_pool", "avg_pool_backward")
+KERNELS = ("im2col", "im2col_pos", "col2im_add", "max_pool", "max_unpool", "avg_pool",
+           "avg_pool_backward")
 
 
 def expr(op: str, dt) -> str:

@@ -63,6 +63,12 @@ def _row_threads(gather, g, planes):
     return planes * -(-int(g["h"]) // (ROWS * sh)) * sh * int(g["w"])
 
 
+def _im2col_rows(g) -> bool:
+    """im2col's row tiling pays on wide planes at vertical stride 1 only (fused_conv.cuh,
+    fused_im2col_pos); elsewhere a thread takes one output position."""
+    return int(g["sh"]) == 1 and int(g["ow"]) >= 32
+
+
 def _maker(op, pool, gather):
     """make(desc, dtypes, shapes, outs) -> run for one kernel; a thread owns output rows,
     or input rows (x's) when the op gathers."""
@@ -70,8 +76,11 @@ def _maker(op, pool, gather):
         n, c, h, w = outs[0][0] if gather else shapes[0]
         g = _geom(desc, (h, w), pool)
         planes = n * c
-        grid, block = _launch_rows(_row_threads(gather, g, planes))
-        kernel = _kernel(op, outs[0][1])
+        name, threads = op, _row_threads(gather, g, planes)
+        if op == "im2col" and not _im2col_rows(g):
+            name, threads = "im2col_pos", planes * int(g["oh"]) * int(g["ow"])
+        grid, block = _launch_rows(threads)
+        kernel = _kernel(name, outs[0][1])
         tail = (np.int64(planes), g)
         if op in ("avg_pool", "avg_pool_backward"):
             tail += (np.bool_(desc.get("count_include_pad")),)
