@@ -14,10 +14,13 @@ from test_tensor import host
 FLOATS = [np.float32, np.float64]
 # odd sizes; 2-d (no spatial axes); rows long enough for one channel per block (2 s >= 256),
 # packed (s % 4 == 0) or not; many short rows (several channels per block); several chunks
-# per channel; single values
+# per channel (finished by the last block: one thread per channel, a block, or several
+# lanes per channel); single values; one channel of short rows; one sample of rows of
+# 129-255 values
 SHAPES = [(4, 3), (3, 5, 7), (2, 3, 4, 5), (1, 4, 300), (3, 2, 515), (16, 2, 1024), (4096, 3),
           (300, 257), (2000, 5, 3), (5, 3, 33), (300, 2, 40), (2, 3, 40), (140, 1, 1000),
-          (5, 3, 1, 1), (1, 1, 1), (2, 1)]
+          (5, 3, 1, 1), (1, 1, 1), (2, 1), (5000, 64), (600, 100), (700, 40, 2), (2000, 1, 5),
+          (20000, 1, 3), (300, 1, 3), (1, 3, 200), (1, 2, 40000)]
 EMPTY = [(0, 3, 4), (2, 0, 3), (2, 3, 0)]
 
 
@@ -177,6 +180,89 @@ def test_batch_norm_update_running(be, rng, dtype, shape):
     np.testing.assert_allclose(host(RV), 0.7 * rv0 + 0.3 * bvar * count / (count - 1), **tol(dtype))
 
 
+RUNNING_SHAPES = [(4, 3), (3, 5, 7), (2, 1, 1), (16, 2, 1024), (4096, 3), (5000, 64), (600, 100),
+                  (2, 3, 40), (1, 2, 40000), (16, 8, 7, 7)]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape", RUNNING_SHAPES)
+def test_batch_norm_running_statistics(be, rng, dtype, shape):
+    """batch_norm(..., running_mean=, running_var=): the same outputs as without, and the
+    running statistics updated in place by PyTorch's rule, as batch_norm_update_running."""
+    x, gamma, beta = data(rng, shape, dtype)
+    c, count = shape[1], prod(shape) // shape[1]
+    rm0, rv0 = rng.standard_normal(c).astype(dtype), rng.uniform(0.5, 2, c).astype(dtype)
+    RM, RV = T(rm0.copy()), T(rv0.copy())  # (T may share memory on the CPU)
+    got = nn.batch_norm(T(x), T(gamma), T(beta), eps=1e-3, running_mean=RM, running_var=RV,
+                        momentum=0.3)
+    want = nn.batch_norm(T(x), T(gamma), T(beta), eps=1e-3)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(host(a), host(b))
+    _, bmean, bvar = ref_batch_norm(x, gamma, beta, 1e-3)
+    np.testing.assert_allclose(host(RM), 0.7 * rm0 + 0.3 * bmean, **tol(dtype))
+    np.testing.assert_allclose(host(RV), 0.7 * rv0 + 0.3 * bvar * count / (count - 1), **tol(dtype))
+    RM2, RV2 = T(rm0.copy()), T(rv0.copy())
+    nn.batch_norm_update_running(RM2, RV2, want[1], want[3], momentum=0.3, count=count)
+    close = dict(rtol=1e-6, atol=1e-6) if dtype == np.float32 else dict(rtol=1e-14, atol=1e-14)
+    np.testing.assert_allclose(host(RM), host(RM2), **close)
+    np.testing.assert_allclose(host(RV), host(RV2), **close)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_batch_norm_running_momentum_and_repeats(be, rng, dtype):
+    shape = (6, 5, 9)
+    x, gamma, beta = data(rng, shape, dtype)
+    c, count = shape[1], prod(shape) // shape[1]
+    _, bmean, bvar = ref_batch_norm(x, gamma, beta, 1e-5)
+    rm0, rv0 = rng.standard_normal(c).astype(dtype), rng.uniform(0.5, 2, c).astype(dtype)
+    RM, RV = T(rm0.copy()), T(rv0.copy())
+    nn.batch_norm(T(x), T(gamma), T(beta), running_mean=RM, running_var=RV, momentum=0.0)
+    np.testing.assert_array_equal(host(RM), rm0)
+    np.testing.assert_array_equal(host(RV), rv0)
+    nn.batch_norm(T(x), T(gamma), T(beta), running_mean=RM, running_var=RV, momentum=1.0)
+    np.testing.assert_allclose(host(RM), bmean, **tol(dtype))
+    np.testing.assert_allclose(host(RV), bvar * count / (count - 1), **tol(dtype))
+    # three steps from the same start give the same bits each time
+    runs = []
+    for _ in range(3):
+        RM, RV = T(rm0.copy()), T(rv0.copy())
+        for _ in range(3):
+            out = nn.batch_norm(T(x), T(gamma), T(beta), running_mean=RM, running_var=RV)
+        runs.append([host(a) for a in (*out, RM, RV)])
+    for r in runs[1:]:
+        for a, b in zip(r, runs[0]):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_batch_norm_running_bad_input(be):
+    x, c3 = T(np.ones((2, 3, 4))), T(np.ones(3))
+    rm, rv = T(np.zeros(3)), T(np.ones(3))
+    with pytest.raises(ValueError, match="both running_mean and running_var"):
+        nn.batch_norm(x, c3, c3, running_mean=rm)
+    with pytest.raises(ValueError, match="both running_mean and running_var"):
+        nn.batch_norm(x, c3, c3, running_var=rv)
+    for shape in ((1, 3), (1, 3, 1, 1)):  # one value per channel: no unbiased variance
+        with pytest.raises(ValueError, match="count must be >= 2"):
+            nn.batch_norm(T(np.ones(shape)), c3, c3, running_mean=rm, running_var=rv)
+    with pytest.raises(ValueError, match="running_var must have shape"):
+        nn.batch_norm(x, c3, c3, running_mean=rm, running_var=T(np.ones(4)))
+    with pytest.raises(ValueError, match="running_mean must have shape"):
+        nn.batch_norm(x, c3, c3, running_mean=T(np.ones((3, 1))), running_var=rv)
+    with pytest.raises(TypeError, match="dtypes differ"):
+        nn.batch_norm(x, c3, c3, running_mean=T(np.zeros(3, np.float32)), running_var=rv)
+    with pytest.raises(ValueError, match="in place"):
+        nn.batch_norm(x, c3, c3, running_mean=T(np.zeros((3, 2)))[:, 0], running_var=rv)
+    with pytest.raises(TypeError, match="hipfer Tensor"):
+        nn.batch_norm(x, c3, c3, running_mean=np.zeros(3), running_var=rv)
+    with pytest.raises(ValueError, match="momentum"):
+        nn.batch_norm(x, c3, c3, running_mean=rm, running_var=rv, momentum=1.5)
+    with pytest.raises(ValueError, match="eps"):
+        nn.batch_norm(x, c3, c3, running_mean=rm, running_var=rv, eps=-1)
+    # failed calls leave the running statistics as they were
+    np.testing.assert_array_equal(host(rm), np.zeros(3))
+    np.testing.assert_array_equal(host(rv), np.ones(3))
+
+
 @pytest.mark.parametrize("shape", EMPTY)
 def test_batch_norm_empty(be, rng, shape):
     c = shape[1]
@@ -197,9 +283,15 @@ def test_batch_norm_empty(be, rng, shape):
 
 
 # ---------------------------------------------------------------------- group norm
+# statistics of k = C / groups * prod(spatial) values: k < 256 go to teams of lanes (one
+# value per lane, several, k not a power of two, one value per statistic), longer ones to
+# blocks (one chunk, several chunks, then finished by the last block); 2-d inputs
 GN_SHAPES = [((2, 6, 5), 3), ((3, 4), 2), ((2, 8, 3, 3), 8), ((1, 6, 300), 2), ((3, 4, 129), 1),
              ((5, 12, 515), 4), ((1, 64, 1024), 32), ((37, 3, 7), 3), ((2, 512, 2), 2),
-             ((4, 64, 3), 2), ((1, 1, 1), 1)]
+             ((4, 64, 3), 2), ((1, 1, 1), 1), ((8, 64), 8), ((64, 1024), 32), ((300, 96), 3),
+             ((5, 12), 4), ((33, 40), 5), ((7, 200), 1), ((3, 600), 2), ((16, 64), 64),
+             ((9, 48), 1), ((4, 130), 1), ((2, 96, 3), 8), ((3, 8, 7), 2), ((4, 16, 7, 7), 4),
+             ((1, 2, 70000), 1), ((2, 4, 20000), 2)]
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
@@ -316,7 +408,8 @@ def _every_op(x, g, gamma, beta, groups):
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("shape", [(8, 6, 4099), (6000, 6), (64, 6, 40), (16, 3, 4099), (200, 3, 1000)])
+@pytest.mark.parametrize("shape", [(8, 6, 4099), (6000, 6), (64, 6, 40), (16, 3, 4099), (200, 3, 1000),
+                                   (5000, 66), (600, 96), (2, 3, 30000)])
 def test_bitwise_deterministic(be, rng, dtype, shape):
     x, gamma, beta = data(rng, shape, dtype)
     args = (T(x), T(rng.standard_normal(shape).astype(dtype)), T(gamma), T(beta), 3)
@@ -400,34 +493,36 @@ def test_eps_zero_and_strided_input(be, rng):
 
 
 # -------------------------------------------------------------- the GPU work split
-@pytest.mark.parametrize("shape", [(1, 1, 1), (3, 5, 7), (1, 4, 300), (3, 2, 515), (16, 2, 1024),
-                                   (4096, 3, 1), (300, 257, 1), (2000, 5, 3), (7, 3, 127),
-                                   (1, 3, 100000), (2, 600, 129), (5, 3, 33), (9, 300, 31), (3, 2, 32),
-                                   (1, 100, 40), (2, 3, 255), (40, 1, 1000)])
+# Replays of the kernels' index arithmetic (fused_batchnorm.cuh) on the host.
+TILING_SHAPES = [(1, 1, 1), (3, 5, 7), (1, 4, 300), (3, 2, 515), (16, 2, 1024), (4096, 3, 1),
+                 (300, 257, 1), (2000, 5, 3), (7, 3, 127), (1, 3, 100000), (2, 600, 129),
+                 (5, 3, 33), (9, 300, 31), (3, 2, 32), (1, 100, 40), (2, 3, 255), (40, 1, 1000),
+                 (300, 1, 3), (2000, 1, 5), (1, 3, 200), (1, 4, 129), (600, 100, 1),
+                 (700, 40, 2), (5000, 64, 1), (1, 1, 140000), (20000, 1, 3)]
+
+
+@pytest.mark.parametrize("shape", TILING_SHAPES)
 @pytest.mark.parametrize("itemsize", [4, 8])
-@pytest.mark.parametrize("per_row", [False, True])
-def test_tiling_covers_every_value_once(shape, itemsize, per_row):
-    """bn_visit (fused_batchnorm.cuh) replayed on the split: each value is taken exactly once,
-    by a thread of its own channel, and chunks are packed whenever rows are."""
+def test_tiling_covers_every_value_once(shape, itemsize):
+    """bn_visit replayed on the split: each value is taken exactly once, by a thread of its
+    own channel, and chunks are packed whenever rows are."""
     n, c, s = shape
-    f, tasks = K.tiling(n, c, s, itemsize, per_row)
+    f, tasks = K.tiling(n, c, s, itemsize)
     v = 16 // itemsize
     seen = np.zeros(n * c * s, np.int64)
     assert tasks == -(-c // f["g"]) * f["n_chunks"] and f["n_chunks"] >= 1
+    if f["n_chunks"] > 1 and f["g"] > 1:  # the last task of a group has little to merge
+        assert f["g"] * s <= max(K.WIDE, 2 * s)
     for task in range(tasks):
         grp, r = divmod(task, f["n_chunks"])
-        if f["g"] == 1:
+        if f["g"] == 1:  # chunks of values
             assert s % v or f["chunk"] % v == 0  # packed rows, packed chunks
             k0, k1 = r * f["chunk"], min(n * s, (r + 1) * f["chunk"])
             assert k0 < k1  # no empty chunk
-            for k in range(k0, k1):
-                nn_, j = divmod(k, s)
-                seen[(nn_ * c + grp) * s + j] += 1
-                if per_row:
-                    assert nn_ == r
-        else:
+            seen[(np.arange(k0, k1) // s * c + grp) * s + np.arange(k0, k1) % s] += 1
+        else:  # chunks of rows, g >= 2 channels
             w = f["g"] * s
-            assert w <= K.BLOCK
+            assert 2 <= f["g"] and w <= K.BLOCK
             for t in range(K.BLOCK // w * w):
                 col, lane = t % w, t // w
                 ch = grp * f["g"] + col // s
@@ -437,6 +532,98 @@ def test_tiling_covers_every_value_once(shape, itemsize, per_row):
                     i = row * c * s + grp * f["g"] * s + col
                     assert (i // s) % c == ch
                     seen[i] += 1
-                    if per_row:
-                        assert row == r
+    np.testing.assert_array_equal(seen, 1)
+
+
+def _walk(k, k1, s, step):
+    """bn_walk's (row, j) sequence from value k of (rows, s) values, step at a time."""
+    dn, dj = divmod(step, s)
+    n, j = divmod(k, s)
+    while k < k1:
+        yield n, j
+        k += step
+        j += dj
+        n += dn
+        if j >= s:
+            j -= s
+            n += 1
+
+
+@pytest.mark.parametrize("n,c,s,groups", [(2, 4, 150, 2), (1, 2, 70000, 1), (3, 600, 1, 2),
+                                          (2, 64, 196, 32), (2, 8, 33, 1), (2, 4, 20000, 2),
+                                          (1, 3, 1000, 1)])
+@pytest.mark.parametrize("itemsize", [4, 8])
+def test_group_norm_statistic_view_covers_every_value_once(n, c, s, groups, itemsize):
+    """gn_visit: each statistic's chunk walked as (channel, spatial) rows; every value once,
+    with its own channel; V neighbours packed only within a channel."""
+    _, stats, k = K.stats_view(n, c, s, groups)
+    assert not K.uses_team(k)
+    f, tasks = K.tiling(1, stats, k, itemsize)
+    assert f["g"] == 1 and tasks == stats * f["n_chunks"]
+    v = 16 // itemsize
+    packed = s % v == 0 and f["chunk"] % v == 0
+    V = v if packed else 1
+    cg = c // groups
+    seen = np.zeros(n * c * s, np.int64)
+    for task in range(tasks):
+        st, r = divmod(task, f["n_chunks"])
+        k0, k1 = r * f["chunk"], min(k, (r + 1) * f["chunk"])
+        for t in range(K.BLOCK):
+            for row, j in _walk(k0 + t * V, k1, s, K.BLOCK * V):
+                i = st * k + row * s + j
+                assert j + V <= s and i % V == 0 if packed else True
+                idx = np.arange(i, i + V)
+                assert ((idx // s) % c == st % groups * cg + row).all()  # f.row's channel
+                seen[idx] += 1
+    np.testing.assert_array_equal(seen, 1)
+
+
+def test_team_geometry():
+    for k in range(1, K.BLOCK):
+        assert K.uses_team(k)
+        tm, m = K.team(k)
+        assert tm & (tm - 1) == 0 and tm <= 32 and 32 % tm == 0  # whole teams in every warp
+        assert m in K.TEAM_M and m * tm >= k and (m == 1 or (m // 2) * tm < k)
+        assert tm == 32 or tm >= k
+    assert not K.uses_team(K.BLOCK)
+
+
+@pytest.mark.parametrize("n,c,s,groups", [(64, 1024, 1, 32), (5, 12, 1, 4), (7, 200, 1, 1),
+                                          (3, 96, 3, 8), (16, 64, 1, 64), (9, 48, 1, 1),
+                                          (4, 130, 1, 1), (2, 6, 5, 3), (37, 3, 7, 3),
+                                          (100, 12, 2, 3)])
+@pytest.mark.parametrize("grid", [1, 3, 64])
+def test_group_norm_teams_cover_every_value_once(n, c, s, groups, grid):
+    """gn_team_*: every value of every statistic taken by one lane of the statistic's team,
+    with its channel, the group q kept without dividing as the kernels do, for any grid."""
+    _, stats, k = K.stats_view(n, c, s, groups)
+    assert K.uses_team(k)
+    tm, m = K.team(k)
+    u_n, teams = K.SLOTS // m, K.BLOCK // tm
+    per, cg = teams * u_n, c // groups
+    assert per == K.team_per_block(k)
+
+    def step(a, d):
+        a += d
+        return a - groups if a >= groups else a
+
+    seen = np.zeros(n * c * s, np.int64)
+    for b in range(grid):
+        for t in range(K.BLOCK):
+            lane, team = t % tm, t // tm
+            q, dq_u, dq_pass = (b * per + team) % groups, teams % groups, grid * per % groups
+            for base in range(b * per, stats, grid * per):
+                qu = q
+                for u in range(u_n):
+                    st = base + u * teams + team
+                    if st < stats:
+                        assert qu == st % groups
+                        for j in range(m):
+                            e = lane + j * tm
+                            if e < k:
+                                i = st * k + e
+                                assert (i // s) % c == qu * cg + e // s
+                                seen[i] += 1
+                    qu = step(qu, dq_u)
+                q = step(q, dq_pass)
     np.testing.assert_array_equal(seen, 1)

@@ -2,16 +2,27 @@
 // (hipfer/prims/fused_ops/batchnorm.py). Operands are C-contiguous; x is (n, c, s).
 //
 // Statistics are reduced in a fixed order, so results repeat bit for bit: the values of
-// each statistic are cut into chunks (one block each, `bn_visit`), each block merges its
-// threads' partials in shared memory in a fixed order and stores one partial per
-// (statistic, chunk), and a finish kernel merges those in order. The geometry depends on
-// the shapes alone (hipfer/kernels/fused_batchnorm.py `tiling`); no float atomics.
+// each statistic are cut into chunks (one task, i.e. one block, each: `bn_visit`), each
+// block merges its threads' partials in shared memory in a fixed order, and then:
+//  - a statistic of one chunk is finished by its block, which goes on to normalise (or
+//    form dx from) the same values in the same launch;
+//  - else each block stores one partial per (statistic, chunk) and takes a ticket from
+//    its group's counter (`bn_last_done`); the block that draws the last ticket merges
+//    the group's partials in chunk order (`bn_finish_group`): the same order whichever
+//    block that is, so no finish launch is needed and results still repeat.
+// Group norm's short statistics (fewer values than a block has threads) are reduced by
+// teams of lanes instead (gn_team_*). The geometry depends on the shapes alone
+// (hipfer/kernels/fused_batchnorm.py); no float atomics.
 #pragma once
 #include "common.cuh"
 
 // Threads per block of every kernel here (fused_batchnorm.py BLOCK): a multiple of 64, so
 // warps are whole for warp sizes 32 and 64, and the size of the per-thread scratch.
 #define HF_BN_BLOCK 256
+// A finish of at most this many chunks per statistic is one thread's (fused_batchnorm.py FEW).
+#define HF_BN_FEW 32
+// Values a team lane holds in registers (gn_team_*: fused_batchnorm.py SLOTS).
+#define HF_BN_SLOTS 8
 
 namespace hf {
 
@@ -107,6 +118,32 @@ __device__ void bn_visit(const bn_tiling& tl, i64 task, bool vec, F& f) {
     }
   }
 }
+
+// Group norm's statistic view: x as (1, n * groups, k), statistic st (sample, group) the
+// k = cg * s contiguous values of channels q cg .. q cg + cg - 1, q = st % groups. Its
+// tiling (fused_batchnorm.py) has k >= HF_BN_BLOCK, so g == 1: a task is one chunk of one
+// statistic. gn_visit walks the chunk as bn_visit does, but over the statistic's (cg, s)
+// rows, and calls f.row(st, j) with j the channel within the group, then f.at<V>(i, vec)
+// (V neighbours of one channel: packed only when s is).
+template <class F>
+struct gn_rows {
+  F& f;
+  i64 st, base;
+  __device__ void row(i64 j, i64) { f.row(st, j); }
+  template <int V> __device__ void at(i64 i, bool vec) { f.template at<V>(base + i, vec); }
+};
+
+template <class T, class F>
+__device__ void gn_visit(const bn_tiling& tl, i64 s, i64 task, bool vec, F& f) {
+  constexpr int V = 16 / sizeof(T);
+  const i64 st = task / tl.n_chunks, r = task - st * tl.n_chunks, k = tl.s;
+  const i64 k0 = r * tl.chunk, k1 = bn_min(k, k0 + tl.chunk), t = threadIdx.x;
+  const bn_tiling rows = {k / s, 1, s, 1, tl.chunk, 1};
+  gn_rows<F> a = {f, st, st * k};
+  if (s % V == 0 && tl.chunk % V == 0) bn_walk<V>(rows, 0, k0 + t * V, k1, vec, a);
+  else bn_walk<1>(rows, 0, k0 + t, k1, false, a);
+}
+
 
 // ---- accumulators: empty(), bn_merge (fixed operand order), bn_shfl_down ------------------
 // Moments of a set of values: mean, m2 = sum of squared deviations, count. Chan et al.'s
@@ -211,14 +248,13 @@ __device__ A bn_block_merge(A mine) {
   return mine;
 }
 
-// After bn_visit: store the merge of each channel's threads of the task in
-// part[channel * n_chunks + chunk].
-template <class A>
-__device__ void bn_store_partials(const bn_tiling& tl, i64 task, A mine, A* part) {
-  const i64 grp = task / tl.n_chunks, r = task - grp * tl.n_chunks;
+// After bn_visit of a task of group grp: the merge of each of its channels' threads goes
+// to put(channel, merged), called by thread 0 (g == 1) or by lane 0 of a warp per channel.
+template <class A, class P>
+__device__ void bn_task_merge(const bn_tiling& tl, i64 grp, A mine, const P& put) {
   if (tl.g == 1) {
     mine = bn_block_merge(mine);
-    if (threadIdx.x == 0) part[grp * tl.n_chunks + r] = mine;
+    if (threadIdx.x == 0) put(grp, mine);
     return;
   }
   A* slot = bn_scratch<A>();
@@ -229,29 +265,78 @@ __device__ void bn_store_partials(const bn_tiling& tl, i64 task, A mine, A* part
   const i64 w = tl.g * tl.s, lanes = blockDim.x / w;
   for (i64 j = threadIdx.x / ws; j < tl.g && grp * tl.g + j < tl.c; j += blockDim.x / ws) {
     const A v = bn_merge_slots(slot, lanes * tl.s, tl.s, w, j * tl.s);
-    if (lane == 0) part[(grp * tl.g + j) * tl.n_chunks + r] = v;
+    if (lane == 0) put(grp * tl.g + j, v);
   }
 }
 
-// Result i of n_out merges its n_terms terms f.term(i, r) in order and stores them with
-// f.emit(i, merged). Few terms (n_terms <= HF_BN_FEW): one thread per result, sequentially;
-// more: one block per result (the launch follows suit: fused_batchnorm.py finish_grid).
-#define HF_BN_FEW 32
-template <class A, class F>
-__device__ void bn_finish(i64 n_out, i64 n_terms, const F& f) {
-  if (n_terms <= HF_BN_FEW) {
-    HF_GRID_LOOP(i, n_out) {
+// Partial of (channel, chunk r): part[channel * n_chunks + r].
+template <class A>
+struct bn_put {
+  A* part;
+  i64 n_chunks, r;
+  __device__ void operator()(i64 ch, const A& v) const { part[ch * n_chunks + r] = v; }
+};
+
+// The last-block-done pattern (CUDA's threadFenceReduction sample), per group of n tasks:
+// after storing its partials, a task takes a ticket from the group's counter; the one
+// that draws n - 1 comes after every other task's partials are visible, and merges them.
+// atomicInc wraps the counter to 0 at that draw, so it is ready for the next launch (the
+// counters are zeroed once, when allocated: no memset per call). Called by the whole
+// block; every thread gets the answer.
+__device__ bool bn_last_done(unsigned* counter, i64 n) {
+  __shared__ unsigned ticket;
+  __threadfence();  // this thread's partial stores are seen device-wide before the ticket
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    ticket = atomicInc(counter, (unsigned)(n - 1));
+    __threadfence();
+  }
+  __syncthreads();
+  const bool last = ticket == (unsigned)(n - 1);
+  // every reader fences: the other tasks' partials are read from the device, never from
+  // a stale line of this CU's / SM's cache
+  if (last) __threadfence();
+  return last;
+}
+
+// In the group's last task: channels c0 .. c0 + nc - 1, each the merge of its n_chunks
+// partials, go to emit(channel, merged). The order depends on the shapes alone: few
+// chunks (<= HF_BN_FEW), one thread per channel, in chunk order; more, for one channel,
+// the whole block (chunk r in thread r % blockDim.x, then bn_block_merge) -- both the
+// order of the finish kernel this replaced; for several channels, tpc lanes per channel
+// (chunk r in lane r % tpc, a power of two <= 32 that divides every warp size) merged
+// by a shuffle tree.
+template <class A, class E>
+__device__ void bn_finish_group(const A* part, i64 c0, i64 nc, i64 n_chunks, const E& emit) {
+  if (n_chunks <= HF_BN_FEW) {
+    for (i64 j = threadIdx.x; j < nc; j += blockDim.x) {
+      const A* p = part + (c0 + j) * n_chunks;
       A a = A::empty();
-      for (i64 r = 0; r < n_terms; ++r) a = bn_merge(a, f.term(i, r));
-      f.emit(i, a);
+      for (i64 r = 0; r < n_chunks; ++r) a = bn_merge(a, p[r]);
+      emit(c0 + j, a);
     }
     return;
   }
-  for (i64 i = blockIdx.x; i < n_out; i += gridDim.x) {
+  if (nc == 1) {
+    const A* p = part + c0 * n_chunks;
     A a = A::empty();
-    for (i64 r = threadIdx.x; r < n_terms; r += blockDim.x) a = bn_merge(a, f.term(i, r));
+    for (i64 r = threadIdx.x; r < n_chunks; r += blockDim.x) a = bn_merge(a, p[r]);
     a = bn_block_merge(a);
-    if (threadIdx.x == 0) f.emit(i, a);
+    if (threadIdx.x == 0) emit(c0, a);
+    return;
+  }
+  int tpc = 1;
+  while (tpc < 32 && 2 * tpc * nc <= (i64)blockDim.x) tpc *= 2;
+  const i64 per = blockDim.x / tpc;
+  const int sub = threadIdx.x % tpc;
+  for (i64 j = threadIdx.x / tpc; j - threadIdx.x / tpc < nc; j += per) {  // same trips for all
+    A a = A::empty();
+    if (j < nc) {
+      const A* p = part + (c0 + j) * n_chunks;
+      for (i64 r = sub; r < n_chunks; r += tpc) a = bn_merge(a, p[r]);
+    }
+    for (int o = tpc >> 1; o > 0; o >>= 1) a = bn_merge(a, bn_shfl_down(a, o));
+    if (sub == 0 && j < nc) emit(c0 + j, a);
   }
 }
 
@@ -370,43 +455,175 @@ struct bn_dx_op {
   }
 };
 
-// ---- the kernels (blockDim.x == HF_BN_BLOCK) -------------------------------------------------
-// Partial moments of x per (channel, chunk).
+// Group norm's per-value work on a statistic's values (gn_visit): the statistic's mean and
+// rstd are set once per task, gamma (and beta) point at the group's first channel.
+// y = (x - mean) * (rstd * gamma) + beta
 template <class T>
-__global__ void bn_stats(const T* __restrict__ x, bn_moments<T>* __restrict__ part, bn_tiling tl,
-                         bool vec) {
-  for (i64 task = blockIdx.x; task < bn_n_tasks(tl); task += gridDim.x) {
+struct gn_apply_op {
+  const T *x, *gamma, *beta;
+  T* y;
+  T mu, rs, k, b;
+  i64 ch_at;
+  __device__ void row(i64, i64 ch) {
+    if (ch != ch_at) {
+      ch_at = ch;
+      k = rs * gamma[ch];
+      b = beta[ch];
+    }
+  }
+  template <int V> __device__ void at(i64 i, bool vec) {
+    T v[V];
+    bn_load<V>(x, i, vec, v);
+#pragma unroll
+    for (int q = 0; q < V; ++q) v[q] = (v[q] - mu) * k + b;
+    bn_store<V>(y, i, vec, v);
+  }
+};
+
+// Sums of h = gamma * g and h * xhat (acc.g, acc.gx).
+template <class T>
+struct gn_sums_op {
+  const T *g, *x, *gamma;
+  T mu, rs, gm;
+  i64 ch_at;
+  bn_sums<T> acc;
+  __device__ void row(i64, i64 ch) {
+    if (ch != ch_at) { ch_at = ch; gm = gamma[ch]; }
+  }
+  template <int V> __device__ void at(i64 i, bool vec) {
+    T gv[V], xv[V];
+    bn_load<V>(g, i, vec, gv);
+    bn_load<V>(x, i, vec, xv);
+#pragma unroll
+    for (int q = 0; q < V; ++q) {
+      const T h = gm * gv[q];
+      acc.g += h;
+      acc.gx += h * ((xv[q] - mu) * rs);
+    }
+  }
+};
+
+// dx = rstd * (gamma * g - u - xhat * v) (as bn_dx_op)
+template <class T>
+struct gn_dx_op {
+  const T *g, *x, *gamma;
+  T* dx;
+  T mu, rs, gm, uu, vv;
+  i64 ch_at;
+  __device__ void row(i64, i64 ch) {
+    if (ch != ch_at) { ch_at = ch; gm = gamma[ch]; }
+  }
+  template <int V> __device__ void at(i64 i, bool vec) {
+    T gv[V], xv[V];
+    bn_load<V>(g, i, vec, gv);
+    bn_load<V>(x, i, vec, xv);
+#pragma unroll
+    for (int q = 0; q < V; ++q) gv[q] = rs * (gm * gv[q] - uu - (xv[q] - mu) * rs * vv);
+    bn_store<V>(dx, i, vec, gv);
+  }
+};
+
+// ---- what a finished statistic writes -------------------------------------------------------
+// Statistic i's moments -> mean, var (biased), invstd = 1 / sqrt(var + eps); no values give
+// NaN (0 / 0, as NumPy). var may be null (group norm). With running statistics (rm not
+// null): rm, rv = keep * running + take * batch, the variance made unbiased by corr =
+// count / (count - 1), as bn_update_running.
+template <class T>
+struct bn_stats_emit {
+  T eps;
+  T *mean, *invstd, *var, *rm, *rv;
+  T keep, take, corr;
+  __device__ void operator()(i64 i, const bn_moments<T>& m) const {
+    const T vr = m.n ? m.m2 / (T)m.n : bn_nan(T(0));
+    const T mu = m.n ? m.mean : vr;
+    mean[i] = mu;
+    if (var) var[i] = vr;
+    invstd[i] = T(1) / bn_sqrt(vr + eps);
+    if (rm) {
+      rm[i] = keep * rm[i] + take * mu;
+      rv[i] = keep * rv[i] + take * (vr * corr);
+    }
+  }
+};
+
+// Channel c: dbeta = sum g, dgamma = sum g * xhat; UV (batch norm's dx) also
+// u = gamma * dbeta / count, v = gamma * dgamma / count.
+template <class T, bool UV>
+struct bn_grad_emit {
+  T *dgamma, *dbeta;
+  const T* gamma;
+  T inv_count;
+  T *u, *v;
+  __device__ void operator()(i64 c, const bn_sums<T>& s) const {
+    dbeta[c] = s.g;
+    dgamma[c] = s.gx;
+    if (UV) {
+      u[c] = gamma[c] * s.g * inv_count;
+      v[c] = gamma[c] * s.gx * inv_count;
+    }
+  }
+};
+
+// Group norm, statistic i: u, v = the sums of gamma * g, gamma * g * xhat / its count.
+template <class T>
+struct gn_uv_emit {
+  T *u, *v;
+  T inv_count;
+  __device__ void operator()(i64 i, const bn_sums<T>& s) const {
+    u[i] = s.g * inv_count;
+    v[i] = s.gx * inv_count;
+  }
+};
+
+// ---- the kernels (blockDim.x == HF_BN_BLOCK) -------------------------------------------------
+// ONE: every statistic is one chunk (tl.n_chunks == 1), so its block finishes it and goes
+// on; else the partials go to part and the groups' ticket counters are count (null with
+// ONE). Two instances rather than a run-time branch: each keeps to the registers of its
+// own path (the chunked one reads large inputs, where occupancy counts).
+
+// Statistics of x, finished in the launch (bn_stats_emit: mean, invstd, var and the
+// running statistics when rm is not null). With ONE the block also writes
+// y = (x - mean) * (invstd * gamma) + beta over its values; else bn_apply does, in a
+// second launch.
+// GN: group norm (x and tl in the statistic view, see gn_visit); else batch norm.
+template <class T, bool GN, bool ONE>
+__global__ void bn_stats(const T* __restrict__ x, bn_tiling tl, bool vec,
+                         bn_moments<T>* __restrict__ part, unsigned* __restrict__ count, T eps,
+                         T* mean, T* invstd, T* var, T* rm, T* rv, T keep, T take, T corr,
+                         T* __restrict__ y, const T* __restrict__ gamma,
+                         const T* __restrict__ beta, i64 s, i64 groups) {
+  const bn_stats_emit<T> emit = {eps, mean, invstd, var, rm, rv, keep, take, corr};
+  const i64 n_tasks = bn_n_tasks(tl);
+  for (i64 task = blockIdx.x; task < n_tasks; task += gridDim.x) {
+    const i64 grp = task / tl.n_chunks, r = task - grp * tl.n_chunks;
     bn_stats_op<T> f;
     f.x = x;
     f.acc = bn_moments<T>::empty();
     bn_visit<T>(tl, task, vec, f);
-    bn_store_partials(tl, task, f.acc, part);
+    if (!ONE) {
+      const bn_put<bn_moments<T> > put = {part, tl.n_chunks, r};
+      bn_task_merge(tl, grp, f.acc, put);
+      if (bn_last_done(count + grp, tl.n_chunks)) {
+        bn_finish_group(part, grp * tl.g, bn_min(tl.g, tl.c - grp * tl.g), tl.n_chunks, emit);
+      }
+      continue;
+    }
+    bn_task_merge(tl, grp, f.acc, emit);
+    __syncthreads();  // the task's statistics (global memory) are seen by the whole block
+    if (GN) {
+      gn_apply_op<T> a;
+      const i64 q0 = grp % groups * (tl.s / s);
+      a.x = x; a.y = y; a.gamma = gamma + q0; a.beta = beta + q0;
+      a.mu = mean[grp]; a.rs = invstd[grp]; a.ch_at = -1;
+      gn_visit<T>(tl, s, task, vec, a);
+    } else {
+      bn_apply_op<T, false> a;
+      a.x = x; a.y = y; a.mean = mean; a.istd = invstd; a.gamma = gamma; a.beta = beta;
+      a.eps = T(0);
+      a.at_.init(0, 1);
+      bn_visit<T>(tl, task, vec, a);
+    }
   }
-}
-
-// Statistic i of n_stats: its n_chunks partials merged in order (bn_finish) -> mean, var
-// (biased), invstd = 1 / sqrt(var + eps). No values give NaN (0 / 0, as NumPy).
-template <class T>
-struct bn_stats_emit {
-  const bn_moments<T>* part;
-  i64 n_chunks;
-  T eps;
-  T *mean, *invstd, *var;
-  __device__ bn_moments<T> term(i64 i, i64 r) const { return part[i * n_chunks + r]; }
-  __device__ void emit(i64 i, const bn_moments<T>& m) const {
-    const T vr = m.n ? m.m2 / (T)m.n : bn_nan(T(0));
-    mean[i] = m.n ? m.mean : vr;
-    var[i] = vr;
-    invstd[i] = T(1) / bn_sqrt(vr + eps);
-  }
-};
-
-template <class T>
-__global__ void bn_stats_finish(const bn_moments<T>* __restrict__ part, i64 n_chunks, i64 n_stats,
-                                T eps, T* __restrict__ mean, T* __restrict__ invstd,
-                                T* __restrict__ var) {
-  const bn_stats_emit<T> f = {part, n_chunks, eps, mean, invstd, var};
-  bn_finish<bn_moments<T> >(n_stats, n_chunks, f);
 }
 
 // y = (x - mean) * (invstd * gamma) + beta (FROM_VAR: `istd` holds variances).
@@ -425,82 +642,80 @@ __global__ void bn_apply(const T* __restrict__ x, T* __restrict__ y, bn_tiling t
   }
 }
 
-// Partial sums of g and g * xhat per (channel, chunk); EVAL also writes dx.
-template <class T, bool EVAL>
-__global__ void bn_grad_sums(const T* __restrict__ g, const T* __restrict__ x, bn_tiling tl,
-                             bool vec, const T* __restrict__ mean, const T* __restrict__ istd,
-                             const T* __restrict__ gamma, i64 stat_n, i64 cg, T eps,
-                             T* __restrict__ dx, bn_sums<T>* __restrict__ part) {
-  for (i64 task = blockIdx.x; task < bn_n_tasks(tl); task += gridDim.x) {
-    bn_grad_op<T, EVAL> f;
+// Sums of g and g * xhat per channel, finished in the launch:
+//   BN_TRAIN  batch norm: dgamma, dbeta, and u, v of dx; with ONE the block then writes dx
+//             over its values (else bn_dx does, in a second launch);
+//   BN_EVAL   running statistics (invstd from var + eps): dx in the sums' own pass;
+//   GN_COLS   group norm's dgamma, dbeta (statistics per (sample, group): stat_n, cg).
+enum { BN_TRAIN = 0, BN_EVAL = 1, GN_COLS = 2 };
+template <class T, int MODE, bool ONE>
+__global__ void bn_grad(const T* __restrict__ g, const T* __restrict__ x, bn_tiling tl,
+                        bool vec, const T* __restrict__ mean, const T* __restrict__ istd,
+                        const T* __restrict__ gamma, i64 stat_n, i64 cg, T eps,
+                        T* __restrict__ dx, bn_sums<T>* __restrict__ part,
+                        unsigned* __restrict__ count, T* __restrict__ dgamma,
+                        T* __restrict__ dbeta, T inv_count, T* u, T* v) {
+  const bn_grad_emit<T, MODE == BN_TRAIN> emit = {dgamma, dbeta, gamma, inv_count, u, v};
+  const i64 n_tasks = bn_n_tasks(tl);
+  for (i64 task = blockIdx.x; task < n_tasks; task += gridDim.x) {
+    const i64 grp = task / tl.n_chunks, r = task - grp * tl.n_chunks;
+    bn_grad_op<T, MODE == BN_EVAL> f;
     f.g = g; f.x = x; f.mean = mean; f.istd = istd; f.gamma = gamma; f.eps = eps; f.dx = dx;
     f.acc = bn_sums<T>::empty();
     f.at_.init(stat_n, cg);
     bn_visit<T>(tl, task, vec, f);
-    bn_store_partials(tl, task, f.acc, part);
-  }
-}
-
-// Channel c: dbeta = sum g, dgamma = sum g * xhat from its partials in order (bn_finish);
-// UV (batch norm's dx) also u = gamma * dbeta / count, v = gamma * dgamma / count.
-template <class T, bool UV>
-struct bn_grad_emit {
-  const bn_sums<T>* part;
-  i64 n_chunks;
-  T *dgamma, *dbeta;
-  const T* gamma;
-  T inv_count;
-  T *u, *v;
-  __device__ bn_sums<T> term(i64 c, i64 r) const { return part[c * n_chunks + r]; }
-  __device__ void emit(i64 c, const bn_sums<T>& s) const {
-    dbeta[c] = s.g;
-    dgamma[c] = s.gx;
-    if (UV) {
-      u[c] = gamma[c] * s.g * inv_count;
-      v[c] = gamma[c] * s.gx * inv_count;
+    if (!ONE) {
+      const bn_put<bn_sums<T> > put = {part, tl.n_chunks, r};
+      bn_task_merge(tl, grp, f.acc, put);
+      if (bn_last_done(count + grp, tl.n_chunks)) {
+        bn_finish_group(part, grp * tl.g, bn_min(tl.g, tl.c - grp * tl.g), tl.n_chunks, emit);
+      }
+      continue;
+    }
+    bn_task_merge(tl, grp, f.acc, emit);
+    if (MODE == BN_TRAIN) {
+      __syncthreads();  // the task's u, v (global memory) are seen by the whole block
+      bn_dx_op<T> d;
+      d.g = g; d.x = x; d.mean = mean; d.istd = istd; d.gamma = gamma; d.u = u; d.v = v;
+      d.dx = dx;
+      d.at_.init(0, 1);
+      bn_visit<T>(tl, task, vec, d);
     }
   }
-};
-
-template <class T, bool UV>
-__global__ void bn_grad_finish(const bn_sums<T>* __restrict__ part, i64 n_chunks, i64 n_channels,
-                               T* __restrict__ dgamma, T* __restrict__ dbeta,
-                               const T* __restrict__ gamma, T inv_count, T* __restrict__ u,
-                               T* __restrict__ v) {
-  const bn_grad_emit<T, UV> f = {part, n_chunks, dgamma, dbeta, gamma, inv_count, u, v};
-  bn_finish<bn_sums<T> >(n_channels, n_chunks, f);
 }
 
-// Group norm, (sample, group) i: u, v = sums over the group's cg channels of
-// gamma * (sum g), gamma * (sum g * xhat) of that sample (part: per (channel, sample)),
-// divided by the values per group.
-template <class T>
-struct gn_grad_emit {
-  const bn_sums<T>* part;
-  i64 n, groups, cg;
-  const T* gamma;
-  T inv_count;
-  T *u, *v;
-  __device__ bn_sums<T> term(i64 i, i64 j) const {
-    const i64 smp = i / groups, ch = (i - smp * groups) * cg + j;
-    const bn_sums<T> p = part[ch * n + smp];
-    bn_sums<T> r;
-    r.g = gamma[ch] * p.g;
-    r.gx = gamma[ch] * p.gx;
-    return r;
+// Group norm's u, v per (sample, group) (see bn_dx_op) over the statistic view (gn_visit),
+// finished in the launch; with ONE the block then writes dx over its values, else bn_dx
+// does, in a second launch.
+template <class T, bool ONE>
+__global__ void gn_grad(const T* __restrict__ g, const T* __restrict__ x, bn_tiling tl, i64 s,
+                        i64 groups, bool vec, const T* __restrict__ mean,
+                        const T* __restrict__ rstd, const T* __restrict__ gamma, T inv_count,
+                        bn_sums<T>* __restrict__ part, unsigned* __restrict__ count, T* u,
+                        T* v, T* __restrict__ dx) {
+  const gn_uv_emit<T> emit = {u, v, inv_count};
+  const i64 n_tasks = bn_n_tasks(tl), cg = tl.s / s;
+  for (i64 task = blockIdx.x; task < n_tasks; task += gridDim.x) {
+    const i64 st = task / tl.n_chunks, r = task - st * tl.n_chunks;
+    const T* gm = gamma + st % groups * cg;
+    gn_sums_op<T> f;
+    f.g = g; f.x = x; f.gamma = gm; f.mu = mean[st]; f.rs = rstd[st]; f.ch_at = -1;
+    f.acc = bn_sums<T>::empty();
+    gn_visit<T>(tl, s, task, vec, f);
+    if (!ONE) {
+      const bn_put<bn_sums<T> > put = {part, tl.n_chunks, r};
+      bn_task_merge(tl, st, f.acc, put);
+      if (bn_last_done(count + st, tl.n_chunks)) bn_finish_group(part, st, 1, tl.n_chunks, emit);
+      continue;
+    }
+    bn_task_merge(tl, st, f.acc, emit);
+    __syncthreads();  // the statistic's u, v (global memory) are seen by the whole block
+    gn_dx_op<T> d;
+    d.g = g; d.x = x; d.gamma = gm; d.dx = dx; d.mu = f.mu; d.rs = f.rs; d.ch_at = -1;
+    d.uu = u[st];
+    d.vv = v[st];
+    gn_visit<T>(tl, s, task, vec, d);
   }
-  __device__ void emit(i64 i, const bn_sums<T>& s) const {
-    u[i] = s.g * inv_count;
-    v[i] = s.gx * inv_count;
-  }
-};
-
-template <class T>
-__global__ void gn_grad_finish(const bn_sums<T>* __restrict__ part, i64 n, i64 c, i64 groups,
-                               const T* __restrict__ gamma, T inv_count, T* __restrict__ u,
-                               T* __restrict__ v) {
-  const gn_grad_emit<T> f = {part, n, groups, c / groups, gamma, inv_count, u, v};
-  bn_finish<bn_sums<T> >(n * groups, c / groups, f);
 }
 
 // dx of the training norms (see bn_dx_op).
@@ -528,6 +743,164 @@ __global__ void bn_update_running(const T* rm, const T* rv, const T* __restrict_
   HF_GRID_LOOP(i, c) {
     out_mean[i] = keep * rm[i] + take * mean[i];
     out_var[i] = keep * rv[i] + take * (var[i] * corr);
+  }
+}
+
+// ---- group norm, short statistics (k = cg * s < HF_BN_BLOCK values): teams of lanes ---------
+// A team of tm = min(32, k rounded up to a power of two) lanes (tm divides every warp size)
+// holds whole statistics, each forward and backward in one launch: lane l takes the
+// values e = l + j tm (j < M) of U = HF_BN_SLOTS / M statistics at a time, in registers,
+// and the team's sums are XOR butterflies of adds, which leave the same bits in every lane
+// (float addition commutes): no broadcast, no shared memory. Block b's teams take
+// statistics base + u * teams + team (base = b * per, + gridDim.x * per each pass, per =
+// teams * U), so that a pass reads per * k contiguous values. One team reduces each
+// statistic in a fixed order: results do not depend on the grid.
+struct gn_team {
+  int lane, tm;
+  i64 teams, team, per, cg;
+  // statistic base + team's group q and its steps (without dividing in the loop)
+  i64 q, dq_u, dq_pass, groups;
+  __device__ gn_team(int tm_, i64 k, i64 s, i64 groups_, int U) {
+    tm = tm_;
+    lane = threadIdx.x % tm;
+    teams = blockDim.x / tm;
+    team = threadIdx.x / tm;
+    per = teams * U;
+    cg = k / s;
+    groups = groups_;
+    q = ((i64)blockIdx.x * per + team) % groups;
+    dq_u = teams % groups;
+    dq_pass = (i64)gridDim.x * per % groups;
+  }
+  __device__ i64 step(i64 a, i64 d) const { a += d; return a >= groups ? a - groups : a; }
+};
+
+template <int U, class T>
+__device__ __forceinline__ void gn_team_sum(T (&a)[U], int tm) {
+  for (int o = tm >> 1; o > 0; o >>= 1) {
+#pragma unroll
+    for (int u = 0; u < U; ++u) a[u] += HF_SHFL_XOR(a[u], o);
+  }
+}
+
+// mean and rstd per (sample, group) (two passes over the registers), and y.
+template <class T, int M>
+__global__ void gn_team_forward(const T* __restrict__ x, T* __restrict__ y,
+                                const T* __restrict__ gamma, const T* __restrict__ beta,
+                                T* __restrict__ mean, T* __restrict__ rstd, i64 stats, i64 k,
+                                i64 s, i64 groups, int tm, T eps) {
+  constexpr int U = HF_BN_SLOTS / M;
+  gn_team tt(tm, k, s, groups, U);
+  i64 ch[M];  // this lane's channel within the group for value j, when it has one
+  bool has[M];
+#pragma unroll
+  for (int j = 0; j < M; ++j) {
+    const i64 e = tt.lane + (i64)j * tm;
+    has[j] = e < k;
+    ch[j] = has[j] ? e / s : 0;
+  }
+  const i64 stride = (i64)gridDim.x * tt.per;
+  for (i64 base = (i64)blockIdx.x * tt.per; base < stats; base += stride) {
+    T v[U][M], sum[U], sq[U], mu[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const i64 st = base + u * tt.teams + tt.team;
+      const T* p = x + (st < stats ? st * k : 0) + tt.lane;
+#pragma unroll
+      for (int j = 0; j < M; ++j) v[u][j] = st < stats && has[j] ? p[j * tm] : T(0);
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      sum[u] = v[u][0];
+#pragma unroll
+      for (int j = 1; j < M; ++j) sum[u] += v[u][j];
+    }
+    gn_team_sum<U>(sum, tm);
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      mu[u] = sum[u] / (T)k;
+      sq[u] = T(0);
+#pragma unroll
+      for (int j = 0; j < M; ++j) {
+        const T d = has[j] ? v[u][j] - mu[u] : T(0);
+        sq[u] += d * d;
+      }
+    }
+    gn_team_sum<U>(sq, tm);
+    i64 q = tt.q;
+#pragma unroll
+    for (int u = 0; u < U; ++u, q = tt.step(q, tt.dq_u)) {
+      const i64 st = base + u * tt.teams + tt.team;
+      if (st >= stats) continue;
+      const T rs = T(1) / bn_sqrt(sq[u] / (T)k + eps);
+      if (tt.lane == 0) {
+        mean[st] = mu[u];
+        rstd[st] = rs;
+      }
+      const T *gm = gamma + q * tt.cg, *bt = beta + q * tt.cg;
+      T* o = y + st * k + tt.lane;
+#pragma unroll
+      for (int j = 0; j < M; ++j)
+        if (has[j]) o[j * tm] = (v[u][j] - mu[u]) * (rs * gm[ch[j]]) + bt[ch[j]];
+    }
+    tt.q = tt.step(tt.q, tt.dq_pass);
+  }
+}
+
+// dx per (sample, group): u, v as gn_grad's, then dx as bn_dx_op (dgamma and dbeta are
+// bn_grad<GN_COLS>'s).
+template <class T, int M>
+__global__ void gn_team_backward(const T* __restrict__ g, const T* __restrict__ x,
+                                 const T* __restrict__ mean, const T* __restrict__ rstd,
+                                 const T* __restrict__ gamma, T* __restrict__ dx, i64 stats,
+                                 i64 k, i64 s, i64 groups, int tm, T inv_count) {
+  constexpr int U = HF_BN_SLOTS / M;
+  gn_team tt(tm, k, s, groups, U);
+  i64 ch[M];
+  bool has[M];
+#pragma unroll
+  for (int j = 0; j < M; ++j) {
+    const i64 e = tt.lane + (i64)j * tm;
+    has[j] = e < k;
+    ch[j] = has[j] ? e / s : 0;
+  }
+  const i64 stride = (i64)gridDim.x * tt.per;
+  for (i64 base = (i64)blockIdx.x * tt.per; base < stats; base += stride) {
+    T gv[U][M], xh[U][M], gm[U][M], a[U], b[U], rs[U];
+    i64 q = tt.q;
+#pragma unroll
+    for (int u = 0; u < U; ++u, q = tt.step(q, tt.dq_u)) {
+      const i64 st = base + u * tt.teams + tt.team;
+      const bool live = st < stats;
+      const i64 at = (live ? st * k : 0) + tt.lane;
+      const T mu = live ? mean[st] : T(0);
+      rs[u] = live ? rstd[st] : T(0);
+      a[u] = T(0);
+      b[u] = T(0);
+#pragma unroll
+      for (int j = 0; j < M; ++j) {
+        const bool in = live && has[j];
+        gv[u][j] = in ? g[at + j * tm] : T(0);
+        gm[u][j] = in ? gamma[q * tt.cg + ch[j]] : T(0);
+        xh[u][j] = in ? (x[at + j * tm] - mu) * rs[u] : T(0);
+        const T h = gm[u][j] * gv[u][j];
+        a[u] += h;
+        b[u] += h * xh[u][j];
+      }
+    }
+    gn_team_sum<U>(a, tm);
+    gn_team_sum<U>(b, tm);
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const i64 st = base + u * tt.teams + tt.team;
+      if (st >= stats) continue;
+      const T uu = a[u] * inv_count, vv = b[u] * inv_count;
+      T* o = dx + st * k + tt.lane;
+#pragma unroll
+      for (int j = 0; j < M; ++j)
+        if (has[j]) o[j * tm] = rs[u] * (gm[u][j] * gv[u][j] - uu - xh[u][j] * vv);
+    }
+    tt.q = tt.step(tt.q, tt.dq_pass);
   }
 }
 

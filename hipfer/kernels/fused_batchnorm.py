@@ -9,10 +9,14 @@ FILE = "fused_batchnorm.cuh"
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 BLOCK = 256         # HF_BN_BLOCK
 MIN_CHUNK = 4096    # values per task at least: 16 per thread
+ONE_CHUNK = 16384   # a statistic of at most this many values (64 per thread) is one task:
+                    # its block finishes it and normalises in the same launch
 TASKS = 1024        # tasks (blocks) to aim for: a few per CU/SM on the largest GPUs
 ROW = 32            # rows at least this long: one channel per task (bn_visit) ...
-FEW = 32            # HF_BN_FEW: results of at most this many terms are merged by one thread
-FINISH_BLOCKS = 65536
+WIDE = 32           # ... else g channels per task, g * s <= WIDE when that makes chunks
+FEW = 32            # HF_BN_FEW: statistics of at most this many chunks: one thread's finish
+SLOTS = 8           # HF_BN_SLOTS: values a team lane holds (gn_team_*)
+TEAM_M = (1, 2, 4, 8)  # the gn_team_* instances: values per lane and statistic
 
 #: hf::bn_tiling by value
 TILING = np.dtype([(f, "<i8") for f in ("n", "c", "s", "g", "chunk", "n_chunks")])
@@ -22,37 +26,76 @@ def _cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def tiling(n: int, c: int, s: int, itemsize: int, per_row: bool = False):
+def _want(groups: int, values: int) -> int:
+    """Chunks for a group's values: one when few (one launch per op), else about TASKS
+    tasks in all, MIN_CHUNK values each at least."""
+    if values <= ONE_CHUNK:
+        return 1
+    return max(1, min(_cdiv(TASKS, groups), values // MIN_CHUNK))
+
+
+def _rows(n: int, c: int, s: int, g: int):
+    """g channels per task, chunks of rows: (groups, chunk, n_chunks)."""
+    groups = _cdiv(c, g)
+    want = _want(groups, n * g * s)
+    chunk = _cdiv(n, want)
+    return groups, chunk, _cdiv(n, chunk)
+
+
+def tiling(n: int, c: int, s: int, itemsize: int):
     """Cut x viewed as (n, c, s), n * c * s > 0, into tasks for bn_visit (see the .cuh):
     returns (the hf::bn_tiling fields as a dict, the number of tasks). The split depends on
-    the shapes alone, so the order of every sum does too. per_row: one chunk per row n
-    (group norm's backward wants its sums per (channel, sample))."""
+    the shapes alone, so the order of every sum does too."""
     v = 16 // itemsize
-    # ... unless the channel has fewer values than a block has threads
-    if s >= BLOCK or (s >= ROW and n * s >= BLOCK):  # one channel per task, chunks of its values
+    # one channel per task unless the channel has fewer values than a block has threads,
+    # and always for one channel (g == 1 means chunks of values, not rows, in bn_visit)
+    if c == 1 or s > BLOCK // 2 or (s >= ROW and n * s >= BLOCK):
         g, groups, values = 1, c, n * s
-        if per_row:
-            chunk = s
-        else:
-            want = max(1, min(_cdiv(TASKS, c), values // MIN_CHUNK))
-            chunk = _cdiv(values, want)
-            if s % v == 0:  # keep chunks packed (multiples of V)
-                chunk = _cdiv(chunk, v) * v
+        want = _want(c, values)
+        chunk = _cdiv(values, want)
+        if s % v == 0:  # keep chunks packed (multiples of V)
+            chunk = _cdiv(chunk, v) * v
         n_chunks = _cdiv(values, chunk)
-    else:  # g channels per task, chunks of rows
+    else:  # g >= 2 channels per task, chunks of rows
         g = min(c, BLOCK // s)
-        groups = _cdiv(c, g)
-        want = n if per_row else max(1, min(_cdiv(TASKS, groups), n * g * s // MIN_CHUNK))
-        chunk = _cdiv(n, want)
-        n_chunks = _cdiv(n, chunk)
+        groups, chunk, n_chunks = _rows(n, c, s, g)
+        if n_chunks > 1 and g * s > WIDE:
+            # several chunks: fewer channels per task, so that the last task of a group,
+            # which merges g * n_chunks partials (bn_finish_group), has little to do
+            g = min(c, max(2, WIDE // s))
+            groups, chunk, n_chunks = _rows(n, c, s, g)
     fields = dict(n=n, c=c, s=s, g=g, chunk=chunk, n_chunks=n_chunks)
     return fields, groups * n_chunks
 
 
-def finish_grid(n_out: int, n_terms: int, threads_grid: int) -> int:
-    """Blocks of a finish kernel (bn_finish): one thread per result when terms are few
-    (threads_grid: the launch for that), else one block per result (looping past the cap)."""
-    return threads_grid if n_terms <= FEW else min(n_out, FINISH_BLOCKS)
+def stats_view(n: int, c: int, s: int, groups: int):
+    """Group norm's statistics: x as (1, n * groups, k = c / groups * s) (gn_visit)."""
+    return 1, n * groups, c // groups * s
+
+
+def uses_team(k: int) -> bool:
+    """Group norm statistics of k values go to the gn_team_* kernels (k < BLOCK), else to
+    the block kernels on the statistic view, whose tiling then has g == 1."""
+    return k < BLOCK
+
+
+def team(k: int):
+    """(tm, M) of gn_team_*: tm lanes per statistic (a power of two <= 32), M values per lane
+    (a power of two, M * tm >= k); 0 < k < BLOCK."""
+    tm = 1
+    while tm < min(k, 32):
+        tm *= 2
+    m = 1
+    while m * tm < k:
+        m *= 2
+    assert m <= SLOTS
+    return tm, m
+
+
+def team_per_block(k: int) -> int:
+    """Statistics a block of gn_team_* takes per pass (teams * U)."""
+    tm, m = team(k)
+    return BLOCK // tm * (SLOTS // m)
 
 
 def tiling_arg(fields: dict) -> np.void:
@@ -62,28 +105,27 @@ def tiling_arg(fields: dict) -> np.void:
     return a[()]
 
 
-def stats_expr(dt) -> str:
-    return f"hf::bn_stats<{ctype(dt)}>"
+def _b(flag: bool) -> str:
+    return "true" if flag else "false"
 
 
-def stats_finish_expr(dt) -> str:
-    return f"hf::bn_stats_finish<{ctype(dt)}>"
+def stats_expr(dt, gn: bool, one: bool) -> str:
+    return f"hf::bn_stats<{ctype(dt)}, {_b(gn)}, {_b(one)}>"
 
 
 def apply_expr(dt, from_var: bool) -> str:
-    return f"hf::bn_apply<{ctype(dt)}, {'true' if from_var else 'false'}>"
+    return f"hf::bn_apply<{ctype(dt)}, {_b(from_var)}>"
 
 
-def grad_sums_expr(dt, eval_: bool) -> str:
-    return f"hf::bn_grad_sums<{ctype(dt)}, {'true' if eval_ else 'false'}>"
+GRAD_MODES = {"train": 0, "eval": 1, "cols": 2}  # hf::BN_TRAIN, BN_EVAL, GN_COLS
 
 
-def grad_finish_expr(dt, uv: bool) -> str:
-    return f"hf::bn_grad_finish<{ctype(dt)}, {'true' if uv else 'false'}>"
+def grad_expr(dt, mode: str, one: bool) -> str:
+    return f"hf::bn_grad<{ctype(dt)}, {GRAD_MODES[mode]}, {_b(one)}>"
 
 
-def gn_grad_finish_expr(dt) -> str:
-    return f"hf::gn_grad_finish<{ctype(dt)}>"
+def gn_grad_expr(dt, one: bool) -> str:
+    return f"hf::gn_grad<{ctype(dt)}, {_b(one)}>"
 
 
 def dx_expr(dt) -> str:
@@ -94,19 +136,39 @@ def update_running_expr(dt) -> str:
     return f"hf::bn_update_running<{ctype(dt)}>"
 
 
-def exprs(dt) -> dict:
-    """Every kernel of one dtype by a short name (the CuPy backend compiles them together)."""
-    return {"stats": stats_expr(dt), "stats_finish": stats_finish_expr(dt),
-            "apply": apply_expr(dt, False), "apply_var": apply_expr(dt, True),
-            "grad_sums": grad_sums_expr(dt, False), "grad_sums_eval": grad_sums_expr(dt, True),
-            "grad_finish": grad_finish_expr(dt, False),
-            "grad_finish_uv": grad_finish_expr(dt, True),
-            "gn_grad_finish": gn_grad_finish_expr(dt), "dx": dx_expr(dt),
-            "update_running": update_running_expr(dt)}
+def team_expr(dt, backward: bool, m: int) -> str:
+    return f"hf::gn_team_{'backward' if backward else 'forward'}<{ctype(dt)}, {m}>"
+
+
+def exprs(dt, topic: str) -> dict:
+    """The kernels of one dtype and topic ("bn": batch norm, "gn": group norm) by a short
+    name; the CuPy backend compiles a topic's kernels together, when first used. The
+    kernels of a statistic's finish come twice: name (chunked) and name + "_one"."""
+    ex = {"apply": apply_expr(dt, False), "dx": dx_expr(dt)}
+    for one, sfx in ((False, ""), (True, "_one")):
+        if topic == "bn":
+            ex.update({"stats" + sfx: stats_expr(dt, False, one),
+                       "grad_train" + sfx: grad_expr(dt, "train", one),
+                       "grad_eval" + sfx: grad_expr(dt, "eval", one)})
+        else:
+            ex.update({"gn_stats" + sfx: stats_expr(dt, True, one),
+                       "gn_grad" + sfx: gn_grad_expr(dt, one),
+                       "grad_cols" + sfx: grad_expr(dt, "cols", one)})
+    if topic == "bn":
+        ex.update({"apply_var": apply_expr(dt, True), "update_running": update_running_expr(dt)})
+    else:
+        for m in TEAM_M:
+            ex[f"gn_team_forward_{m}"] = team_expr(dt, False, m)
+            ex[f"gn_team_backward_{m}"] = team_expr(dt, True, m)
+    return ex
+
+
+TOPICS = {"bn": "fused_batchnorm", "gn": "fused_batchnorm_gn"}  # topic -> instance group
 
 
 def instances():
-    return [("fused_batchnorm", FILE, [e for t in FLOATS for e in exprs(t).values()])]
+    return [(group, FILE, [e for t in FLOATS for e in exprs(t, topic).values()])
+            for topic, group in TOPICS.items()]
 
 
 def moments_bytes(dt) -> int:

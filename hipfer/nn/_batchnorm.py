@@ -18,13 +18,25 @@ def _tensors(name, **named):
     return [tensor(t, name, what) for what, t in named.items()]
 
 
-def batch_norm(x, gamma, beta, *, eps=1e-5):
+def batch_norm(x, gamma, beta, *, eps=1e-5, running_mean=None, running_var=None,
+               momentum=0.1):
     """Training forward with the batch's statistics:
     y = (x - mean) * invstd * gamma + beta, invstd = 1 / sqrt(var + eps).
     Returns (y, mean, invstd, var), var biased; batch_norm_backward takes mean and invstd,
-    batch_norm_update_running mean and var."""
-    return fused("batch_norm", _tensors("batch_norm", x=x, gamma=gamma, beta=beta),
-                 eps=float(eps))
+    batch_norm_update_running mean and var.
+
+    With running_mean and running_var (both or neither: C-contiguous (C,) tensors of x's
+    dtype) they are also updated in place, in the same pass, by batch_norm_update_running's
+    rule with this momentum and count = N * prod(spatial) (at least 2)."""
+    name = "batch_norm"
+    inputs = _tensors(name, x=x, gamma=gamma, beta=beta)
+    if running_mean is None and running_var is None:
+        return fused(name, inputs, eps=float(eps))
+    if running_mean is None or running_var is None:
+        raise ValueError(f"{name}(): pass both running_mean and running_var, or neither")
+    inputs += [writable(running_mean, name, "running_mean"),
+               writable(running_var, name, "running_var")]
+    return fused("batch_norm_running", inputs, eps=float(eps), momentum=float(momentum))
 
 
 def batch_norm_backward(grad, x, mean, invstd, gamma):

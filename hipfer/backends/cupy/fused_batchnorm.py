@@ -1,12 +1,21 @@
 """Fused batchnorm ops on the GPU (hipfer/kernels/fused_batchnorm.cuh).
 
-Every statistic is a fixed-order reduction in two launches: partials per (statistic,
-chunk) from one pass over the data, then one block per statistic merging them in order
-(no float atomics: results repeat bit for bit). Normalising or forming dx is one more
-pass. The work split (kernels/fused_batchnorm.py ``tiling``) is planned from the shapes.
+Every statistic is a fixed-order reduction (no float atomics: results repeat bit for bit)
+finished in the launch that reads the data: when a statistic takes several chunks (tasks),
+each stores a partial and the last task of its group, found by a ticket counter, merges
+them in chunk order. When every statistic is one chunk, the same launch also normalises
+(or forms dx); else that is one more pass. Group norm's short statistics (k < 256 values)
+go to team kernels that do each op in one pass. The work split (kernels/fused_batchnorm.py
+``tiling``) is planned from the shapes.
+
+Launches per call: batch_norm (with or without running statistics) and
+batch_norm_backward 1 when each channel is one chunk, else 2; batch_norm_eval(_backward) 1;
+group_norm 1 (2 for statistics of several chunks); group_norm_backward 2 (3 for
+statistics of several chunks): dx, and dgamma / dbeta.
 """
 from __future__ import annotations
 
+import threading
 from math import prod
 
 import cupy
@@ -17,10 +26,13 @@ from ...prims.fused_ops.batchnorm import check_count, check_eps, check_momentum
 from ._engine import get_kernels, grid_for
 
 I64 = np.int64
+_PER_THREAD_STREAM = 2  # cudaStreamPerThread / hipStreamPerThread
 
 
-def _kernels(dt) -> dict:
-    ex = K.exprs(dt)
+def _kernels(dt, topic: str = "bn") -> dict:
+    """The kernels of one dtype and topic ("bn", "gn": K.exprs) by short name; a topic's
+    kernels compile together, once."""
+    ex = K.exprs(dt, topic)
     return dict(zip(ex, get_kernels(K.FILE, tuple(ex.values()))))
 
 
@@ -34,45 +46,83 @@ def _aligned(*arrays) -> np.bool_:
     return np.bool_(all(a.data.ptr % 16 == 0 for a in arrays))
 
 
-def _workspace(n: int, nbytes: int):
-    return cupy.empty(n * nbytes, dtype=np.uint8)
+_counters: dict = {}
+
+
+def _counters_for(n: int):
+    """At least n ticket counters (uint32) of the last-task finish (bn_last_done), one set per
+    device and stream: kernels on one stream run one after another, and each leaves its
+    counters at 0 (the last ticket wraps them), so they are zeroed once, when allocated, and
+    never by a launch per call; calls on two streams have two sets. The per-thread default
+    stream is one handle for distinct streams, so there the thread is part of the key."""
+    ptr = cupy.cuda.get_current_stream().ptr
+    key = (cupy.cuda.runtime.getDevice(), ptr,
+           threading.get_ident() if ptr == _PER_THREAD_STREAM else 0)
+    buf = _counters.get(key)
+    if buf is None or buf.size < n:
+        # a grown set replaces the old one, which stream order keeps valid for the
+        # launches already queued (CuPy's pool reuses it on this stream only, after them)
+        buf = _counters[key] = cupy.zeros(max(n, 1024, 0 if buf is None else 2 * buf.size),
+                                          np.uint32)
+    return buf
 
 
 class _Split:
     """One work split of x viewed as (n, c, s) and its launch."""
 
-    def __init__(self, n, c, s, dt, per_row=False):
-        fields, self.tasks = K.tiling(n, c, s, dt.itemsize, per_row)
+    def __init__(self, n, c, s, dt):
+        fields, self.tasks = K.tiling(n, c, s, dt.itemsize)
         self.arg, self.n_chunks = K.tiling_arg(fields), I64(fields["n_chunks"])
+        self.one = fields["n_chunks"] == 1  # each statistic one task: finished by its block
+        self.g, self.c = fields["g"], c
+        self.groups = self.tasks // fields["n_chunks"]
+
+    def kernel(self, ks: dict, name: str):
+        """The kernel called name for this split: its one-chunk instance when that applies."""
+        return ks[name + "_one"] if self.one else ks[name]
+
+    def workspace(self, nbytes: int):
+        """(partials, counters) of the last-task finish, or (None, None) when it needs none."""
+        if self.one:
+            return None, None
+        part = cupy.empty(self.c * int(self.n_chunks) * nbytes, dtype=np.uint8)
+        return part, _counters_for(self.groups)
 
     def __call__(self, kernel, *args):
         kernel((self.tasks,), (K.BLOCK,), args)
-
-
-def _finish(kernel, n_out: int, n_terms: int, *args):
-    """A bn_finish kernel: n_out results of n_terms terms each."""
-    kernel((K.finish_grid(n_out, n_terms, grid_for(n_out)),), (K.BLOCK,), args)
 
 
 def _batch_norm(desc, dtypes, shapes, outs):
     dt = outs[0][1]
     n, c, s = _ncs(shapes[0])
     ks, split = _kernels(dt), (_Split(n, c, s, dt) if n * c * s else None)
+    running = len(shapes) == 5  # batch_norm_running: + running_mean, running_var
+    # (batch_norm_running's infer checked count >= 2)
+    corr = dt.type(check_count(n * s) / (n * s - 1)) if running else dt.type(1)
 
-    def run(inputs, out, eps=1e-5):
-        eps = dt.type(check_eps(eps))
-        x, gamma, beta = inputs
-        y, mean, invstd, var = out
+    def launch(x, gamma, beta, y, mean, invstd, var, eps, rm, rv, keep, take):
         if split is None:  # no values: NaN statistics (0 / 0), as NumPy
             for a in (mean, invstd, var):
                 a.fill(np.nan)
             return
         vec = _aligned(x, y)
-        part = _workspace(c * split.n_chunks, K.moments_bytes(dt))
-        split(ks["stats"], x, part, split.arg, vec)
-        _finish(ks["stats_finish"], c, split.n_chunks, part, split.n_chunks, I64(c), eps,
-                mean, invstd, var)
-        split(ks["apply"], x, y, split.arg, vec, mean, invstd, gamma, beta, I64(0), I64(1), eps)
+        part, count = split.workspace(K.moments_bytes(dt))
+        split(split.kernel(ks, "stats"), x, split.arg, vec, part, count, eps, mean, invstd, var, rm, rv,
+              keep, take, corr, y, gamma, beta, I64(s), I64(1))
+        if not split.one:
+            split(ks["apply"], x, y, split.arg, vec, mean, invstd, gamma, beta, I64(0), I64(1),
+                  eps)
+
+    if running:
+        def run(inputs, out, eps=1e-5, momentum=0.1):
+            eps, m = dt.type(check_eps(eps)), check_momentum(momentum)
+            x, gamma, beta, rm, rv = inputs
+            launch(x, gamma, beta, *out, eps, rm, rv, dt.type(1 - m), dt.type(m))
+    else:
+        def run(inputs, out, eps=1e-5):
+            eps = dt.type(check_eps(eps))
+            x, gamma, beta = inputs
+            launch(x, gamma, beta, *out, eps, None, None, dt.type(0), dt.type(0))
     return run
 
 
@@ -90,14 +140,13 @@ def _batch_norm_backward(desc, dtypes, shapes, outs):
             dbeta.fill(0)
             return
         vec = _aligned(g, x, dx)
-        part = _workspace(c * split.n_chunks, K.sums_bytes(dt))
+        part, count = split.workspace(K.sums_bytes(dt))
         uv = cupy.empty(2 * c, dt)
         u, v = uv[:c], uv[c:]
-        split(ks["grad_sums"], g, x, split.arg, vec, mean, invstd, gamma, I64(0), I64(1),
-              dt.type(0), dx, part)
-        _finish(ks["grad_finish_uv"], c, split.n_chunks, part, split.n_chunks, I64(c),
-                dgamma, dbeta, gamma, inv_count, u, v)
-        split(ks["dx"], g, x, split.arg, vec, mean, invstd, gamma, u, v, I64(0), I64(1), dx)
+        split(split.kernel(ks, "grad_train"), g, x, split.arg, vec, mean, invstd, gamma, I64(0), I64(1),
+              dt.type(0), dx, part, count, dgamma, dbeta, inv_count, u, v)
+        if not split.one:
+            split(ks["dx"], g, x, split.arg, vec, mean, invstd, gamma, u, v, I64(0), I64(1), dx)
     return run
 
 
@@ -143,40 +192,61 @@ def _batch_norm_eval_backward(desc, dtypes, shapes, outs):
             dgamma.fill(0)
             dbeta.fill(0)
             return
-        part = _workspace(c * split.n_chunks, K.sums_bytes(dt))
-        split(ks["grad_sums_eval"], g, x, split.arg, _aligned(g, x, dx), running_mean,
-              running_var, gamma, I64(0), I64(1), eps, dx, part)
-        # (gamma, u, v are not read without UV)
-        _finish(ks["grad_finish"], c, split.n_chunks, part, split.n_chunks, I64(c),
-                dgamma, dbeta, gamma, dt.type(0), dgamma, dbeta)
+        part, count = split.workspace(K.sums_bytes(dt))
+        # (u, v are not written without UV)
+        split(split.kernel(ks, "grad_eval"), g, x, split.arg, _aligned(g, x, dx), running_mean, running_var,
+              gamma, I64(0), I64(1), eps, dx, part, count, dgamma, dbeta, dt.type(0), None, None)
     return run
+
+
+class _Team:
+    """A gn_team_* launch: statistics of k < BLOCK values, teams of lanes."""
+
+    def __init__(self, ks, backward: bool, stats: int, k: int):
+        self.tm, m = K.team(k)
+        self.kernel = ks[f"gn_team_{'backward' if backward else 'forward'}_{m}"]
+        # results do not depend on the grid (one team per statistic, fixed order)
+        self.grid = grid_for(stats, K.team_per_block(k), 1, 8)
+
+    def __call__(self, *args):
+        self.kernel((self.grid,), (K.BLOCK,), args)
 
 
 def _group_norm(desc, dtypes, shapes, outs):
     dt = outs[0][1]
     n, c, s = _ncs(shapes[0])
     groups = desc.get("groups")
-    stats, k = n * groups, c // groups * s
-    ks = _kernels(dt)
-    # statistics: x as (1, n * groups, k); normalising: x as (n, c, s)
-    split_stats = _Split(1, stats, k, dt) if stats * k else None
-    split = _Split(n, c, s, dt) if n * c * s else None
+    _, stats, k = K.stats_view(n, c, s, groups)
+    ks = _kernels(dt, "gn")
+    team = split_stats = split = None
+    if stats * k and K.uses_team(k):
+        team = _Team(ks, False, stats, k)
+    elif stats * k:
+        split_stats = _Split(1, stats, k, dt)  # g == 1: one statistic per task
+        assert split_stats.g == 1
+        if not split_stats.one:  # normalising in a launch of its own: x as (n, c, s)
+            split = _Split(n, c, s, dt)
 
     def run(inputs, out, eps=1e-5):
         eps = dt.type(check_eps(eps))
         x, gamma, beta = inputs
         y, mean, rstd = out
+        if team is not None:
+            team(x, y, gamma, beta, mean, rstd, I64(stats), I64(k), I64(s), I64(groups),
+                 np.int32(team.tm), eps)
+            return
         if split_stats is None:
             mean.fill(np.nan)
             rstd.fill(np.nan)
             return
-        part = _workspace(stats * split_stats.n_chunks, K.moments_bytes(dt))
-        var = cupy.empty(stats, dt)
-        split_stats(ks["stats"], x, part, split_stats.arg, _aligned(x))
-        _finish(ks["stats_finish"], stats, split_stats.n_chunks, part, split_stats.n_chunks,
-                I64(stats), eps, mean, rstd, var)
-        split(ks["apply"], x, y, split.arg, _aligned(x, y), mean, rstd, gamma, beta,
-              I64(groups), I64(c // groups), eps)
+        vec = _aligned(x, y)
+        part, count = split_stats.workspace(K.moments_bytes(dt))
+        split_stats(split_stats.kernel(ks, "gn_stats"), x, split_stats.arg, vec, part, count, eps, mean, rstd, None,
+                    None, None, dt.type(0), dt.type(0), dt.type(1), y, gamma, beta, I64(s),
+                    I64(groups))
+        if split is not None:
+            split(ks["apply"], x, y, split.arg, vec, mean, rstd, gamma, beta, I64(groups),
+                  I64(c // groups), eps)
     return run
 
 
@@ -185,35 +255,49 @@ def _group_norm_backward(desc, dtypes, shapes, outs):
     n, c, s = _ncs(shapes[0])
     groups = shapes[2][1]
     cg = c // groups
-    ks = _kernels(dt)
-    # sums per (channel, sample), then dx over a split of its own
-    sums = _Split(n, c, s, dt, per_row=True) if n * c * s else None
-    split = _Split(n, c, s, dt) if n * c * s else None
-    inv_count = dt.type(1 / (cg * s)) if cg * s else dt.type(0)
+    _, stats, k = K.stats_view(n, c, s, groups)
+    ks = _kernels(dt, "gn")
+    inv_count = dt.type(1 / k) if k else dt.type(0)
+    # dgamma, dbeta: sums over (n, s) per channel, with the statistics per (sample, group)
+    cols = _Split(n, c, s, dt) if n * c * s else None
+    team = split_stats = split = None
+    if cols is not None and K.uses_team(k):
+        team = _Team(ks, True, stats, k)
+    elif cols is not None:  # u, v per (sample, group) over the statistic view, then dx
+        split_stats = _Split(1, stats, k, dt)
+        assert split_stats.g == 1
+        if not split_stats.one:
+            split = _Split(n, c, s, dt)
 
     def run(inputs, out):
         g, x, mean, rstd, gamma = inputs
         dx, dgamma, dbeta = out
-        if split is None:
+        if cols is None:
             dgamma.fill(0)
             dbeta.fill(0)
             return
         vec = _aligned(g, x, dx)
-        part = _workspace(c * n, K.sums_bytes(dt))
-        uv = cupy.empty(2 * n * groups, dt)
-        u, v = uv[:n * groups], uv[n * groups:]
-        sums(ks["grad_sums"], g, x, sums.arg, vec, mean, rstd, gamma, I64(groups), I64(cg),
-             dt.type(0), dx, part)
-        _finish(ks["grad_finish"], c, n, part, sums.n_chunks, I64(c), dgamma, dbeta, gamma,
-                dt.type(0), dgamma, dbeta)
-        _finish(ks["gn_grad_finish"], n * groups, cg, part, I64(n), I64(c), I64(groups), gamma,
-                inv_count, u, v)
-        split(ks["dx"], g, x, split.arg, vec, mean, rstd, gamma, u, v, I64(groups), I64(cg), dx)
+        if team is not None:
+            team(g, x, mean, rstd, gamma, dx, I64(stats), I64(k), I64(s), I64(groups),
+                 np.int32(team.tm), inv_count)
+        else:
+            uv = cupy.empty(2 * stats, dt)
+            u, v = uv[:stats], uv[stats:]
+            part, count = split_stats.workspace(K.sums_bytes(dt))
+            split_stats(split_stats.kernel(ks, "gn_grad"), g, x, split_stats.arg, I64(s), I64(groups), vec, mean,
+                        rstd, gamma, inv_count, part, count, u, v, dx)
+            if split is not None:
+                split(ks["dx"], g, x, split.arg, vec, mean, rstd, gamma, u, v, I64(groups),
+                      I64(cg), dx)
+        part, count = cols.workspace(K.sums_bytes(dt))
+        cols(cols.kernel(ks, "grad_cols"), g, x, cols.arg, _aligned(g, x), mean, rstd, gamma, I64(groups),
+             I64(cg), dt.type(0), None, part, count, dgamma, dbeta, dt.type(0), None, None)
     return run
 
 
 MAKERS = {
     "batch_norm": _batch_norm,
+    "batch_norm_running": _batch_norm,
     "batch_norm_backward": _batch_norm_backward,
     "batch_norm_update_running": _update_running,
     "batch_norm_eval": _batch_norm_eval,

@@ -41,11 +41,24 @@ def _batch_norm(desc, dtypes, shapes, outs):
 
     def run(inputs, out, eps=1e-5):
         eps = check_eps(eps)
-        x, gamma, beta = inputs
+        x, gamma, beta = inputs[:3]
         y, mean, invstd, var = out
         mean[...], var[...] = _moments(x, axes, count)
         invstd[...] = _invstd(var, eps)
         y[...] = (x - mean.reshape(bc)) * (invstd * gamma).reshape(bc) + beta.reshape(bc)
+    return run
+
+
+def _batch_norm_running(desc, dtypes, shapes, outs):
+    """batch_norm, then batch_norm_update_running's rule on inputs 3 and 4 (in place)."""
+    forward = _batch_norm(desc, dtypes, shapes, outs)
+    count = _geometry(shapes[0])[2]
+
+    def run(inputs, out, eps=1e-5, momentum=0.1):
+        check_momentum(momentum)
+        forward(inputs, out, eps=eps)
+        rm, rv = inputs[3:]
+        _running(rm, rv, out[1], out[3], (rm, rv), momentum, count)
     return run
 
 
@@ -70,14 +83,17 @@ def _batch_norm_backward(desc, dtypes, shapes, outs):
     return run
 
 
+def _running(running_mean, running_var, mean, var, out, momentum, count):
+    m, count = check_momentum(momentum), check_count(count)
+    dt = out[0].dtype.type
+    keep, take, corr = dt(1 - m), dt(m), dt(count / (count - 1))
+    out[0][...] = keep * running_mean + take * mean
+    out[1][...] = keep * running_var + take * (var * corr)
+
+
 def _update_running(desc, dtypes, shapes, outs):
     def run(inputs, out, momentum=0.1, count=None):
-        m, count = check_momentum(momentum), check_count(count)
-        running_mean, running_var, mean, var = inputs
-        dt = out[0].dtype.type
-        keep, take, corr = dt(1 - m), dt(m), dt(count / (count - 1))
-        out[0][...] = keep * running_mean + take * mean
-        out[1][...] = keep * running_var + take * (var * corr)
+        _running(*inputs, out, momentum, count)
     return run
 
 
@@ -152,6 +168,7 @@ def _group_norm_backward(desc, dtypes, shapes, outs):
 
 MAKERS = {
     "batch_norm": _batch_norm,
+    "batch_norm_running": _batch_norm_running,
     "batch_norm_backward": _batch_norm_backward,
     "batch_norm_update_running": _update_running,
     "batch_norm_eval": _batch_norm_eval,

@@ -6,6 +6,8 @@ group) over C / groups * prod(spatial) values; both are biased (divide by the co
 """
 from __future__ import annotations
 
+from math import prod
+
 from . import FusedOpDef, floats, ndim, same
 
 
@@ -35,6 +37,16 @@ def _batch_norm(desc, dtypes, shapes):
     _channel(desc, shapes[1], c, "gamma")
     _channel(desc, shapes[2], c, "beta")
     return ((shapes[0], dt), ((c,), dt), ((c,), dt), ((c,), dt))
+
+
+def _batch_norm_running(desc, dtypes, shapes):
+    floats(desc, dtypes)  # the running statistics too have x's dtype
+    outs = _batch_norm(desc, dtypes[:3], shapes[:3])
+    c = shapes[0][1]
+    _channel(desc, shapes[3], c, "running_mean")
+    _channel(desc, shapes[4], c, "running_var")
+    check_count(shapes[0][0] * prod(shapes[0][2:]))  # the unbiased batch variance
+    return outs
 
 
 def _batch_norm_backward(desc, dtypes, shapes):
@@ -101,6 +113,11 @@ OPS = (
     FusedOpDef("batch_norm", 3, _batch_norm, lambda desc: ((1, 1), (1,), (1,)), {"eps": 1e-5},
                "training forward: x, gamma, beta -> y = (x - mean) * invstd * gamma + beta, "
                "mean, invstd = 1 / sqrt(var + eps), var (biased), per channel"),
+    FusedOpDef("batch_norm_running", 5, _batch_norm_running,
+               lambda desc: ((2, 1), (1,), (1,), (1,), (1,)), {"eps": 1e-5, "momentum": 0.1},
+               "batch_norm, and in the same pass x, gamma, beta, running_mean, running_var: the "
+               "running statistics updated in place as batch_norm_update_running does (count "
+               "= N * prod(spatial), at least 2)"),
     FusedOpDef("batch_norm_backward", 5, _batch_norm_backward,
                lambda desc: ((1, 1), (1, 1), (1,), (1,), (1,)), {},
                "grad, x, mean, invstd, gamma -> dx, dgamma, dbeta (batch statistics)"),
