@@ -3,6 +3,7 @@ scaling and mode-label helpers."""
 from __future__ import annotations
 
 import string
+import threading
 from dataclasses import dataclass
 from typing import Callable
 
@@ -78,12 +79,15 @@ CHUNK_BYTES = 1 << 20  # of out per chunk: a chunk's several passes stay in cach
                        # measured best on a Zen EPYC: smaller chunks cost more per call)
 
 
-def by_chunks(fn, inputs, out) -> None:
+def by_chunks(fn, inputs, out, work: int = 0) -> None:
     """fn(*inputs, out=out), run over flat chunks of CHUNK_BYTES of out when that is
     possible: out and every input C-contiguous of out's shape, or a single element.
     A formula of several NumPy passes (sigmoid, a conjugate then a product) then moves
     each byte between memory and the core once, as one fused kernel would, and its
-    temporaries are chunk-sized. Otherwise (broadcasting, strided views) one call."""
+    temporaries are chunk-sized. Otherwise (broadcasting, strided views) one call.
+    work: fn also takes work=, that many arrays like its chunk, from a scratch buffer
+    kept per thread: a chunk's temporaries, allocated anew, page-faulted each time the
+    allocator had handed the memory back (silu: 8.5 ms where 6.0 ms in cache)."""
     n = out.size
     step = max(1, CHUNK_BYTES // max(1, out.itemsize))
     if n <= step or not out.flags.c_contiguous or not all(
@@ -92,8 +96,25 @@ def by_chunks(fn, inputs, out) -> None:
         return
     flat = [x.reshape(-1) if x.size != 1 else x for x in inputs]
     of = out.reshape(-1)
+    buf = _scratch(work * step * out.itemsize) if work else None
     for i in range(0, n, step):
-        fn(*[x[i:i + step] if x.size != 1 else x for x in flat], out=of[i:i + step])
+        kw = {}
+        if work:
+            m = min(step, n - i)
+            kw["work"] = [buf[k * step * out.itemsize:][:m * out.itemsize].view(out.dtype)
+                          for k in range(work)]
+        fn(*[x[i:i + step] if x.size != 1 else x for x in flat], out=of[i:i + step], **kw)
+
+
+_SCRATCH = threading.local()
+
+
+def _scratch(nbytes: int) -> np.ndarray:
+    """This thread's scratch bytes (at least nbytes), kept between calls."""
+    buf = getattr(_SCRATCH, "buf", None)
+    if buf is None or buf.nbytes < nbytes:
+        buf = _SCRATCH.buf = np.empty(nbytes, np.uint8)
+    return buf
 
 
 def as_dtype(value, dt: np.dtype):

@@ -14,18 +14,23 @@ from ...prims.fused_ops.activation import dropout_counters, dropout_scale
 from ._common import by_chunks
 
 
-def sigmoid(x, out=None):
+def sigmoid(x, out=None, work=None):
     """Overflow-free: exp only ever of -|x| (1 / (1 + e) for x >= 0, e / (1 + e) for
     x < 0); NaN stays NaN. The numerator is max(e, [x >= 0]) -- 1 where x >= 0, e where
     x < 0, since 0 <= e <= 1 -- which takes no masked ufunc (NumPy runs where= masks
-    without SIMD, 40x slower), no np.where and no heaviside (as slow)."""
-    e = np.asarray(np.abs(x))  # 0-d: a writable array, not a scalar
+    without SIMD, 40x slower), no np.where and no heaviside (as slow). work: two arrays
+    like x for the temporaries (by_chunks' scratch), else they are allocated."""
+    if work is None:
+        e = np.asarray(np.abs(x))  # 0-d: a writable array, not a scalar
+        num = np.empty_like(e)
+    else:
+        e, num = work
+        np.abs(x, out=e)
     np.negative(e, out=e)
     np.exp(e, out=e)
     out = np.empty_like(e) if out is None else out
     np.add(e, 1, out=out)                      # 1 + e
-    num = np.empty_like(e)
-    np.copyto(num, np.greater_equal(x, 0))     # 1.0 where x >= 0, else 0.0 (NaN too)
+    np.greater_equal(x, 0, out=num)            # 1.0 where x >= 0, else 0.0 (NaN too)
     np.maximum(num, e, out=num)                # a NaN e stays NaN
     return np.divide(num, out, out=out)
 
@@ -61,14 +66,16 @@ def _relu(x, out=None):
     return np.add(out, x.dtype.type(0), out=out)
 
 
-def _silu(x, out=None):
-    s = sigmoid(x, out)
+def _silu(x, out=None, work=None):
+    s = sigmoid(x, out, work)
     return np.multiply(x, s, out=s)
 
 
 def _with_out(f):
     return lambda x, out=None: f(x, out=out)
 
+
+_WORKED = (sigmoid, _silu)  # take work= (two temporaries like x)
 
 FORWARD = {
     "relu": _relu,
@@ -96,7 +103,7 @@ def _activation(desc, dtypes, shapes, outs):
         with np.errstate(all="ignore"):  # exp overflow, inf - inf: IEEE results wanted
             x = inputs[0]
             if out.dtype == x.dtype and out.shape == x.shape and not np.shares_memory(x, out):
-                by_chunks(f, (x,), out)  # sigmoid's seven passes in cache
+                by_chunks(f, (x,), out, work=2 if f in _WORKED else 0)  # the passes in cache
             else:
                 out[...] = f(x)
     return run
