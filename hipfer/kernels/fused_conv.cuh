@@ -273,6 +273,56 @@ __device__ __forceinline__ f64 conv_neg_inf(f64) {
   return __longlong_as_double((i64)0xfff0000000000000ull);
 }
 
+// The taps of a pool forward thread's windows -- rows oy0 .. oy0 + rend - 1 at column
+// ox, whose first tap is input (iy, sx) for row 0 -- in order (i, then j), HF_CONV_TAPS
+// taps of a window row loaded for all rows before any is used: f.tap(r, value, its flat
+// index in the plane). A tap outside the input loads pad.
+template <class T, class F>
+__device__ __forceinline__ void pool_fwd_taps(const T* src, const conv_geom& g, i32 sx, i32 iy,
+                                              i32 rend, T pad, F& f) {
+  const i32 shw = g.sh * g.w;
+  for (i32 i = 0; i < g.kh; ++i, ++iy) {
+    bool in_y[HF_CONV_ROWS];
+#pragma unroll
+    for (i32 r = 0; r < HF_CONV_ROWS; ++r)
+      in_y[r] = r < rend && iy + r * g.sh >= 0 && iy + r * g.sh < g.h;
+    for (i32 j = 0; j < g.kw; j += HF_CONV_TAPS) {
+      bool in_x[HF_CONV_TAPS];
+#pragma unroll
+      for (i32 u = 0; u < HF_CONV_TAPS; ++u)
+        in_x[u] = j + u < g.kw && sx + j + u >= 0 && sx + j + u < g.w;
+      T e[HF_CONV_TAPS][HF_CONV_ROWS];
+      const T* s = src + (iy * g.w + sx + j);  // tap (i, j) of row 0 (formed, read if inside)
+#pragma unroll
+      for (i32 r = 0; r < HF_CONV_ROWS; ++r, s += shw)
+#pragma unroll
+        for (i32 u = 0; u < HF_CONV_TAPS; ++u) e[u][r] = in_x[u] && in_y[r] ? s[u] : pad;
+#pragma unroll
+      for (i32 u = 0; u < HF_CONV_TAPS; ++u)
+#pragma unroll
+        for (i32 r = 0; r < HF_CONV_ROWS; ++r) f.tap(r, e[u][r], (iy + r * g.sh) * g.w + sx + j + u);
+    }
+  }
+}
+
+// max_pool's step: a tap replaces the row's best if larger, or the first NaN.
+template <class T> struct pool_max_step {
+  T (&v)[HF_CONV_ROWS];
+  i32 (&best)[HF_CONV_ROWS];
+  __device__ __forceinline__ void tap(i32 r, T c, i32 at) {
+    if (c > v[r] || (c != c && v[r] == v[r])) {
+      v[r] = c;
+      best[r] = at;
+    }
+  }
+};
+
+// avg_pool's step: every tap added, in order.
+template <class T> struct pool_sum_step {
+  T (&acc)[HF_CONV_ROWS];
+  __device__ __forceinline__ void tap(i32 r, T c, i32) { acc[r] += c; }
+};
+
 // Window maxima and their flat index in the input plane. Only input taps compete
 // (padding never wins); ties keep the first, the first NaN wins and stays. Each window
 // starts from its first input tap, so taps in the padding can load -inf and every tap
@@ -281,7 +331,7 @@ template <class T>
 __global__ void HF_CONV_ROWS_BOUNDS(T)
 fused_max_pool(const T* __restrict__ x, T* __restrict__ y, i64* __restrict__ argmax,
                i64 planes, conv_geom g) {
-  const i32 L = g.oh * g.ow, R = HF_CONV_ROWS, shw = g.sh * g.w;
+  const i32 L = g.oh * g.ow, R = HF_CONV_ROWS;
   const i32 per_plane = (g.oh + R - 1) / R * g.ow;
   const T lowest = conv_neg_inf(T(0));
   HF_CONV_ROWS_LOOP(t, planes * per_plane) {
@@ -300,34 +350,8 @@ fused_max_pool(const T* __restrict__ x, T* __restrict__ y, i64* __restrict__ arg
       best[r] = conv_max(iy + r * g.sh, 0) * g.w + conv_max(sx, 0);  // the first input tap
       v[r] = r < rend ? src[best[r]] : T(0);
     }
-    for (i32 i = 0; i < g.kh; ++i, ++iy) {
-      bool in_y[HF_CONV_ROWS];
-#pragma unroll
-      for (i32 r = 0; r < HF_CONV_ROWS; ++r)
-        in_y[r] = r < rend && iy + r * g.sh >= 0 && iy + r * g.sh < g.h;
-      for (i32 j = 0; j < g.kw; j += HF_CONV_TAPS) {
-        bool in_x[HF_CONV_TAPS];
-#pragma unroll
-        for (i32 u = 0; u < HF_CONV_TAPS; ++u)
-          in_x[u] = j + u < g.kw && sx + j + u >= 0 && sx + j + u < g.w;
-        T e[HF_CONV_TAPS][HF_CONV_ROWS];
-        const T* s = src + (iy * g.w + sx + j);  // tap (i, j) of row 0 (formed, read if inside)
-#pragma unroll
-        for (i32 r = 0; r < HF_CONV_ROWS; ++r, s += shw)
-#pragma unroll
-          for (i32 u = 0; u < HF_CONV_TAPS; ++u) e[u][r] = in_x[u] && in_y[r] ? s[u] : lowest;
-#pragma unroll
-        for (i32 u = 0; u < HF_CONV_TAPS; ++u)
-#pragma unroll
-          for (i32 r = 0; r < HF_CONV_ROWS; ++r) {
-            const T c = e[u][r];
-            if (c > v[r] || (c != c && v[r] == v[r])) {
-              v[r] = c;
-              best[r] = (iy + r * g.sh) * g.w + sx + j + u;
-            }
-          }
-      }
-    }
+    pool_max_step<T> step = {v, best};
+    pool_fwd_taps(src, g, sx, iy, rend, lowest, step);
     T* yo = y + nc * L + oy0 * g.ow + ox;
     i64* ao = argmax + nc * L + oy0 * g.ow + ox;
 #pragma unroll
@@ -546,7 +570,7 @@ template <class T>
 __global__ void HF_CONV_ROWS_BOUNDS(T)
 fused_avg_pool(const T* __restrict__ x, T* __restrict__ y, i64 planes, conv_geom g,
                bool count_include_pad) {
-  const i32 L = g.oh * g.ow, R = HF_CONV_ROWS, shw = g.sh * g.w;
+  const i32 L = g.oh * g.ow, R = HF_CONV_ROWS;
   const i32 per_plane = (g.oh + R - 1) / R * g.ow;
   HF_CONV_ROWS_LOOP(t, planes * per_plane) {
     i64 nc;
@@ -559,30 +583,9 @@ fused_avg_pool(const T* __restrict__ x, T* __restrict__ y, i64 planes, conv_geom
     T acc[HF_CONV_ROWS];
 #pragma unroll
     for (i32 r = 0; r < HF_CONV_ROWS; ++r) acc[r] = T(0);
-    i32 iy = oy0 * g.sh - g.ph;
-    for (i32 i = 0; i < g.kh; ++i, ++iy) {
-      bool in_y[HF_CONV_ROWS];
-#pragma unroll
-      for (i32 r = 0; r < HF_CONV_ROWS; ++r)
-        in_y[r] = r < rend && iy + r * g.sh >= 0 && iy + r * g.sh < g.h;
-      for (i32 j = 0; j < g.kw; j += HF_CONV_TAPS) {
-        bool in_x[HF_CONV_TAPS];
-#pragma unroll
-        for (i32 u = 0; u < HF_CONV_TAPS; ++u)
-          in_x[u] = j + u < g.kw && sx + j + u >= 0 && sx + j + u < g.w;
-        T e[HF_CONV_TAPS][HF_CONV_ROWS];
-        const T* s = src + (iy * g.w + sx + j);
-#pragma unroll
-        for (i32 r = 0; r < HF_CONV_ROWS; ++r, s += shw)
-#pragma unroll
-          for (i32 u = 0; u < HF_CONV_TAPS; ++u) e[u][r] = in_x[u] && in_y[r] ? s[u] : T(0);
-        // padding adds +0, as in the reference (a sum from +0 is never -0)
-#pragma unroll
-        for (i32 u = 0; u < HF_CONV_TAPS; ++u)
-#pragma unroll
-          for (i32 r = 0; r < HF_CONV_ROWS; ++r) acc[r] += e[u][r];
-      }
-    }
+    // padding adds +0, as in the reference (a sum from +0 is never -0)
+    pool_sum_step<T> step = {acc};
+    pool_fwd_taps(src, g, sx, oy0 * g.sh - g.ph, rend, T(0), step);
     T* yo = y + nc * L + oy0 * g.ow + ox;
 #pragma unroll
     for (i32 r = 0; r < HF_CONV_ROWS; ++r, yo += g.ow)
