@@ -285,8 +285,14 @@ def test_batch_norm_empty(be, rng, shape):
 # ---------------------------------------------------------------------- group norm
 # statistics of k = C / groups * prod(spatial) values: k < 256 go to teams of lanes (one
 # value per lane, several, k not a power of two, one value per statistic), longer ones to
-# blocks (one chunk, several chunks, then finished by the last block); 2-d inputs
-GN_SHAPES = [((2, 6, 5), 3), ((3, 4), 2), ((2, 8, 3, 3), 8), ((1, 6, 300), 2), ((3, 4, 129), 1),
+# blocks (one chunk, several chunks, then finished by the last block); 2-d inputs. The
+# backward of rows of s >= 64 (gn_grad_rows): whole rows a task (one chunk; several, a
+# row cap; short rows, unpacked rows), pieces of rows (unpacked too), per-group finishes
+# of many samples (one channel, several)
+GN_SHAPES = [((3, 8, 64), 2), ((2, 16, 2000), 1), ((2, 600, 64), 1), ((4, 6, 130), 3),
+             ((3, 64, 196), 32), ((2, 3, 4099), 1), ((1, 2, 40001), 2), ((40, 4, 300), 2),
+             ((40, 2, 300), 2), ((5, 4, 65), 1), ((2, 2, 9000), 1),
+             ((2, 6, 5), 3), ((3, 4), 2), ((2, 8, 3, 3), 8), ((1, 6, 300), 2), ((3, 4, 129), 1),
              ((5, 12, 515), 4), ((1, 64, 1024), 32), ((37, 3, 7), 3), ((2, 512, 2), 2),
              ((4, 64, 3), 2), ((1, 1, 1), 1), ((8, 64), 8), ((64, 1024), 32), ((300, 96), 3),
              ((5, 12), 4), ((33, 40), 5), ((7, 200), 1), ((3, 600), 2), ((16, 64), 64),
@@ -576,6 +582,70 @@ def test_group_norm_statistic_view_covers_every_value_once(n, c, s, groups, item
                 assert ((idx // s) % c == st % groups * cg + row).all()  # f.row's channel
                 seen[idx] += 1
     np.testing.assert_array_equal(seen, 1)
+
+
+@pytest.mark.parametrize("n,c,s,groups", [(3, 8, 64, 2), (2, 16, 2000, 1), (2, 600, 64, 1),
+                                          (4, 6, 130, 3), (1, 2, 40001, 2), (2, 2, 9000, 1),
+                                          (1, 2, 70000, 1), (2, 8, 4096, 4), (5, 12, 515, 4)])
+@pytest.mark.parametrize("itemsize", [4, 8])
+@pytest.mark.parametrize("ws", [32, 64])
+def test_group_norm_rows_cover_every_value_once(n, c, s, groups, itemsize, ws):
+    """gn_grad_rows replayed: each task's segments (whole rows or one piece of a row) cut
+    into items for teams of lanes; every value once, by a lane of a team of its own row, V
+    neighbours only when rows are packed; every (channel, sample, piece) partial stored by
+    one task; at most one scratch slot an item."""
+    _, stats, k = K.stats_view(n, c, s, groups)
+    assert K.uses_rows(s, k)
+    f, tasks = K.rows_tiling(n, c, s, groups, itemsize)
+    cg, m, pieces, pc, n_chunks = f["cg"], f["m"], f["pieces"], f["pc"], f["n_chunks"]
+    assert tasks == stats * n_chunks and 1 <= m <= K.MAX_ROWS
+    v = 16 // itemsize
+    vp = v if s % v == 0 else 1
+    assert pieces == 1 or (pc % vp == 0 and (pieces - 1) * pc < s <= pieces * pc)
+    seen = np.zeros(n * c * s, np.int64)
+    stored = np.zeros(c * n * pieces, np.int64)
+    for task in range(tasks):
+        st, r = divmod(task, n_chunks)
+        smp, q = divmod(st, groups)
+        j0, nseg, a0, ln, p = r * m, min(m, cg - r * m), 0, s, 0
+        if pieces > 1:
+            j0, p = divmod(r, pieces)
+            nseg, a0, ln = 1, p * pc, min(pc, s - p * pc)
+        assert nseg >= 1 and ln >= 1
+        tm = 1
+        while tm < ws and tm * vp < ln:
+            tm *= 2
+        teams, span = K.BLOCK // tm, tm * vp
+        q_want = teams // nseg if nseg < teams else 1
+        sub = -(-(-(-ln // q_want)) // span) * span
+        qn = -(-ln // sub)
+        items = nseg * qn
+        assert items <= K.BLOCK
+        for e in range(items):
+            sg, qq = divmod(e, qn)
+            lo, hi = qq * sub, min(ln, qq * sub + sub)
+            assert lo < hi
+            row = st * k + (j0 + sg) * s
+            for lane in range(tm):
+                for i in range(lo + lane * vp, hi, span):
+                    assert i + vp <= s  # V neighbours within the row
+                    seen[row + a0 + i: row + a0 + i + vp] += 1
+        for sg in range(nseg):
+            stored[((q * cg + j0 + sg) * n + smp) * pieces + p] += 1
+    np.testing.assert_array_equal(seen, 1)
+    np.testing.assert_array_equal(stored, 1)
+
+
+def test_group_norm_rows_tiling():
+    """Statistics of one chunk are one task (dx in the same launch); groups of more rows
+    than a task holds are cut; few statistics of long rows are cut into pieces."""
+    f, tasks = K.rows_tiling(128, 32, 112 * 112, 8, 4)
+    assert (f["m"], f["pieces"], f["n_chunks"], tasks) == (4, 1, 1, 1024)
+    f, tasks = K.rows_tiling(1100, 300, 64, 1, 4)
+    assert (f["m"], f["pieces"], f["n_chunks"]) == (K.MAX_ROWS, 1, 2)
+    f, tasks = K.rows_tiling(8, 64, 64 * 64 * 16, 32, 4)
+    assert (f["m"], f["pieces"], f["pc"], f["n_chunks"], tasks) == (1, 2, 2 ** 15, 4, 1024)
+    assert not K.uses_rows(49, 16 * 49) and not K.uses_rows(64, 192) and K.uses_rows(64, 256)
 
 
 def test_team_geometry():

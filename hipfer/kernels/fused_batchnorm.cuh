@@ -718,6 +718,143 @@ __global__ void gn_grad(const T* __restrict__ g, const T* __restrict__ x, bn_til
   }
 }
 
+// ---- group norm backward on rows of s >= 64 values (fused_batchnorm.py rows_tiling) -------
+// x as n c rows of s values; statistic st = (sample, group q) is rows q cg .. q cg + cg - 1
+// of its sample. A task is one chunk of one statistic: m whole rows (pieces == 1) or piece
+// p (pc values) of one row. Besides the statistic's sums (u, v as gn_grad) the task stores
+// its rows' (pieces') sums of g and g * xhat per (channel, sample, piece), so dgamma and
+// dbeta are a merge of n * pieces partials a channel, finished by the last task of each
+// group (a ticket per group), instead of a pass over g and x of their own (grad_cols).
+struct gn_rows_tiling { i64 n, groups, cg, s, m, pieces, pc, n_chunks; };
+
+// acc += sums of g and g * xhat over V neighbours at i
+template <int V, class T>
+__device__ __forceinline__ void gn_row_sums(const T* g, const T* x, i64 i, bool vec, T mu, T rs,
+                                            bn_sums<T>& acc) {
+  T gv[V], xv[V];
+  bn_load<V>(g, i, vec, gv);
+  bn_load<V>(x, i, vec, xv);
+#pragma unroll
+  for (int q = 0; q < V; ++q) {
+    acc.g += gv[q];
+    acc.gx += gv[q] * ((xv[q] - mu) * rs);
+  }
+}
+
+// Lanes lane, lane + span / V, ... of [lo, hi) (V values each) of the row at `at`.
+template <int V, class T>
+__device__ __forceinline__ void gn_row_walk(const T* g, const T* x, i64 at, i64 lo, i64 hi,
+                                            i64 span, bool vec, T mu, T rs, bn_sums<T>& acc) {
+#pragma unroll 4
+  for (i64 i = lo; i < hi; i += span) gn_row_sums<V>(g, x, at + i, vec, mu, rs, acc);
+}
+
+// u, v per statistic (finished in the launch: with ONE by the task, else by the last task
+// of the statistic, from part), dgamma and dbeta (by the last task of each group, from
+// part_ch); with ONE the block then writes dx over the statistic, else bn_dx does, in a
+// second launch. count: the groups' counters, then (without ONE) the statistics'.
+// Within a task, teams of tm lanes (a power of two <= warp size; fewer lanes for short
+// rows) each reduce one item -- a piece of sub values of a segment, Q items a segment, so
+// that a task of few segments still keeps every team busy -- by a shuffle tree; the
+// segments' sums are their items' merged in order, the statistic's partial the warp merge
+// of gamma-weighted segment sums. The order depends on the shapes and warp size alone.
+// Blocks of HF_BN_BLOCK; on CUDA (nvcc 13, sm_90) float32 asks for 3 blocks an SM, as
+// gn_grad gets: 80 registers (93 unbounded: 2 blocks; a minimum of 4 spills). HIP's
+// second argument means something else (waves per EU): the block size alone there.
+#if HF_HIP
+#  define HF_BN_ROWS_BOUNDS(T) __launch_bounds__(HF_BN_BLOCK)
+#else
+#  define HF_BN_ROWS_BOUNDS(T) __launch_bounds__(HF_BN_BLOCK, sizeof(T) <= 4 ? 3 : 0)
+#endif
+template <class T, bool ONE>
+__global__ void HF_BN_ROWS_BOUNDS(T)
+gn_grad_rows(const T* __restrict__ g, const T* __restrict__ x, gn_rows_tiling tl, bool vec,
+             const T* __restrict__ mean, const T* __restrict__ rstd,
+             const T* __restrict__ gamma, T inv_count, bn_sums<T>* __restrict__ part,
+             bn_sums<T>* __restrict__ part_ch, unsigned* __restrict__ count, T* u, T* v,
+             T* __restrict__ dx, T* __restrict__ dgamma, T* __restrict__ dbeta) {
+  constexpr int V = 16 / sizeof(T);
+  const gn_uv_emit<T> emit = {u, v, inv_count};
+  const bn_grad_emit<T, false> emit_ch = {dgamma, dbeta, gamma, T(0), nullptr, nullptr};
+  const i64 stats = tl.n * tl.groups, k = tl.cg * tl.s, n_tasks = stats * tl.n_chunks;
+  const bool packed = tl.s % V == 0;  // then pc is a multiple of V too
+  const int vp = packed ? V : 1;
+  bn_sums<T>* slot = bn_scratch<bn_sums<T> >();
+  for (i64 task = blockIdx.x; task < n_tasks; task += gridDim.x) {
+    const i64 st = task / tl.n_chunks, r = task - st * tl.n_chunks;
+    const i64 smp = st / tl.groups, q = st - smp * tl.groups;
+    // the task's segments: nseg rows from j0, values a0 .. a0 + len - 1 of each
+    i64 j0 = r * tl.m, nseg = bn_min(tl.m, tl.cg - j0), a0 = 0, len = tl.s, p = 0;
+    if (tl.pieces > 1) {
+      j0 = r / tl.pieces;
+      p = r - j0 * tl.pieces;
+      nseg = 1;
+      a0 = p * tl.pc;
+      len = bn_min(tl.pc, tl.s - a0);
+    }
+    int tm = 1;
+    while (tm < warpSize && (i64)tm * vp < len) tm *= 2;
+    const i64 teams = blockDim.x / tm, team = threadIdx.x / tm, lane = threadIdx.x % tm;
+    const i64 span = (i64)tm * vp, q_want = nseg < teams ? teams / nseg : 1;
+    // sub: whole steps of a team, so only an item's last step has idle lanes
+    const i64 sub = ((len + q_want - 1) / q_want + span - 1) / span * span;
+    const i64 qn = (len + sub - 1) / sub, items = nseg * qn;  // items <= blockDim.x
+    const T mu = mean[st], rs = rstd[st];
+    const i64 base = st * k + j0 * tl.s + a0;
+    __syncthreads();  // the previous task's readers of slot are done
+    for (i64 e0 = 0; e0 < items; e0 += teams) {  // the same trips in every lane (shuffles)
+      const i64 e = e0 + team;
+      bn_sums<T> acc = bn_sums<T>::empty();
+      if (e < items) {
+        const i64 sg = e / qn, lo = (e - sg * qn) * sub, hi = bn_min(len, lo + sub);
+        const i64 at = base + sg * tl.s;
+        if (packed) gn_row_walk<V>(g, x, at, lo + lane * V, hi, span, vec, mu, rs, acc);
+        else gn_row_walk<1>(g, x, at, lo + lane, hi, span, false, mu, rs, acc);
+      }
+      // lane 0 of a team gets its team's sum (offsets < tm stay within the team)
+      for (int o = tm >> 1; o > 0; o >>= 1) acc = bn_merge(acc, bn_shfl_down(acc, o));
+      if (lane == 0 && e < items) slot[e] = acc;
+    }
+    __syncthreads();
+    bn_sums<T> seg = bn_sums<T>::empty();
+    if (threadIdx.x < nseg) {  // segment threadIdx.x: its items in order
+      for (i64 e = threadIdx.x * qn; e < (threadIdx.x + 1) * qn; ++e) {
+        seg = bn_merge(seg, slot[e]);
+      }
+      const i64 ch = q * tl.cg + j0 + threadIdx.x;
+      part_ch[(ch * tl.n + smp) * tl.pieces + p] = seg;
+      const T gm = gamma[ch];  // the statistic's sums are of gamma g, gamma g xhat
+      seg.g *= gm;
+      seg.gx *= gm;
+    }
+    __syncthreads();
+    if (threadIdx.x < nseg) slot[threadIdx.x] = seg;
+    __syncthreads();
+    if (threadIdx.x < (unsigned)warpSize) seg = bn_merge_slots(slot, nseg, nseg, 0, 0);
+    if (!ONE) {
+      if (threadIdx.x == 0) part[st * tl.n_chunks + r] = seg;
+      if (bn_last_done(count + tl.groups + st, tl.n_chunks)) {
+        bn_finish_group(part, st, 1, tl.n_chunks, emit);
+      }
+    } else if (threadIdx.x == 0) {
+      emit(st, seg);
+    }
+    if (bn_last_done(count + q, tl.n * tl.n_chunks)) {
+      bn_finish_group(part_ch, q * tl.cg, tl.cg, tl.n * tl.pieces, emit_ch);
+    }
+    if (ONE) {
+      __syncthreads();  // the statistic's u, v (global memory) are seen by the whole block
+      const bn_tiling view = {1, stats, k, 1, k, 1};
+      gn_dx_op<T> d;
+      d.g = g; d.x = x; d.gamma = gamma + q * tl.cg; d.dx = dx; d.mu = mu; d.rs = rs;
+      d.ch_at = -1;
+      d.uu = u[st];
+      d.vv = v[st];
+      gn_visit<T>(view, tl.s, st, vec, d);
+    }
+  }
+}
+
 // dx of the training norms (see bn_dx_op).
 template <class T>
 __global__ void bn_dx(const T* __restrict__ g, const T* __restrict__ x, bn_tiling tl, bool vec,

@@ -17,9 +17,14 @@ WIDE = 32           # ... else g channels per task, g * s <= WIDE when that make
 FEW = 32            # HF_BN_FEW: statistics of at most this many chunks: one thread's finish
 SLOTS = 8           # HF_BN_SLOTS: values a team lane holds (gn_team_*)
 TEAM_M = (1, 2, 4, 8)  # the gn_team_* instances: values per lane and statistic
+ROWS_MIN = 64       # group norm backward on rows of at least this many values: gn_grad_rows
+MAX_ROWS = BLOCK    # rows per gn_grad_rows task at most (one scratch slot each)
 
 #: hf::bn_tiling by value
 TILING = np.dtype([(f, "<i8") for f in ("n", "c", "s", "g", "chunk", "n_chunks")])
+#: hf::gn_rows_tiling by value
+ROWS_TILING = np.dtype([(f, "<i8") for f in ("n", "groups", "cg", "s", "m", "pieces", "pc",
+                                             "n_chunks")])
 
 
 def _cdiv(a: int, b: int) -> int:
@@ -79,6 +84,36 @@ def uses_team(k: int) -> bool:
     return k < BLOCK
 
 
+def uses_rows(s: int, k: int) -> bool:
+    """Group norm backward of rows of s values, statistics of k: gn_grad_rows (dgamma, dbeta
+    from per-(channel, sample) partials of the statistics pass) when the rows are long, so
+    those partials are small next to x; else gn_grad (or the teams) and grad_cols."""
+    return s >= ROWS_MIN and not uses_team(k)
+
+
+def rows_tiling(n: int, c: int, s: int, groups: int, itemsize: int):
+    """gn_grad_rows's split (see the .cuh): (the hf::gn_rows_tiling fields as a dict, the
+    number of tasks). Chunks per statistic as ``tiling``'s (_want), cut along rows: m whole
+    rows a task, or, for fewer rows than chunks, each row in pieces of pc values (a multiple
+    of V when rows are packed), so that a task's sums are whole (channel, sample, piece)
+    partials."""
+    cg, stats = c // groups, n * groups
+    want = _want(stats, cg * s)
+    m, pieces, pc = 1, 1, s
+    if want <= cg:
+        m = min(MAX_ROWS, _cdiv(cg, want))
+        n_chunks = _cdiv(cg, m)
+    else:
+        v = 16 // itemsize
+        pc = _cdiv(s, _cdiv(want, cg))
+        if s % v == 0:
+            pc = _cdiv(pc, v) * v
+        pieces = _cdiv(s, pc)
+        n_chunks = cg * pieces
+    fields = dict(n=n, groups=groups, cg=cg, s=s, m=m, pieces=pieces, pc=pc, n_chunks=n_chunks)
+    return fields, stats * n_chunks
+
+
 def team(k: int):
     """(tm, M) of gn_team_*: tm lanes per statistic (a power of two <= 32), M values per lane
     (a power of two, M * tm >= k); 0 < k < BLOCK."""
@@ -98,8 +133,8 @@ def team_per_block(k: int) -> int:
     return BLOCK // tm * (SLOTS // m)
 
 
-def tiling_arg(fields: dict) -> np.void:
-    a = np.zeros((), TILING)
+def tiling_arg(fields: dict, dtype=TILING) -> np.void:
+    a = np.zeros((), dtype)
     for k, val in fields.items():
         a[k] = val
     return a[()]
@@ -128,6 +163,10 @@ def gn_grad_expr(dt, one: bool) -> str:
     return f"hf::gn_grad<{ctype(dt)}, {_b(one)}>"
 
 
+def gn_grad_rows_expr(dt, one: bool) -> str:
+    return f"hf::gn_grad_rows<{ctype(dt)}, {_b(one)}>"
+
+
 def dx_expr(dt) -> str:
     return f"hf::bn_dx<{ctype(dt)}>"
 
@@ -153,6 +192,7 @@ def exprs(dt, topic: str) -> dict:
         else:
             ex.update({"gn_stats" + sfx: stats_expr(dt, True, one),
                        "gn_grad" + sfx: gn_grad_expr(dt, one),
+                       "gn_grad_rows" + sfx: gn_grad_rows_expr(dt, one),
                        "grad_cols" + sfx: grad_expr(dt, "cols", one)})
     if topic == "bn":
         ex.update({"apply_var": apply_expr(dt, True), "update_running": update_running_expr(dt)})

@@ -10,8 +10,10 @@ go to team kernels that do each op in one pass. The work split (kernels/fused_ba
 
 Launches per call: batch_norm (with or without running statistics) and
 batch_norm_backward 1 when each channel is one chunk, else 2; batch_norm_eval(_backward) 1;
-group_norm 1 (2 for statistics of several chunks); group_norm_backward 2 (3 for
-statistics of several chunks): dx, and dgamma / dbeta.
+group_norm 1 (2 for statistics of several chunks); group_norm_backward on rows of
+s >= 64 values 1 (2 for statistics of several chunks: dx), dgamma / dbeta from the
+statistics pass; on shorter rows 2 (3 for statistics of several chunks): dx, and dgamma /
+dbeta.
 """
 from __future__ import annotations
 
@@ -258,40 +260,62 @@ def _group_norm_backward(desc, dtypes, shapes, outs):
     _, stats, k = K.stats_view(n, c, s, groups)
     ks = _kernels(dt, "gn")
     inv_count = dt.type(1 / k) if k else dt.type(0)
-    # dgamma, dbeta: sums over (n, s) per channel, with the statistics per (sample, group)
-    cols = _Split(n, c, s, dt) if n * c * s else None
-    team = split_stats = split = None
-    if cols is not None and K.uses_team(k):
-        team = _Team(ks, True, stats, k)
-    elif cols is not None:  # u, v per (sample, group) over the statistic view, then dx
-        split_stats = _Split(1, stats, k, dt)
-        assert split_stats.g == 1
-        if not split_stats.one:
+    rows = team = split_stats = split = cols = None
+    if n * c * s and K.uses_rows(s, k):
+        # long rows: dgamma, dbeta from per-(channel, sample) partials of the statistics
+        # pass (5 arrays of traffic: g, x twice, dx), then dx in the same launch (one chunk
+        # a statistic) or in a second
+        fields, tasks = K.rows_tiling(n, c, s, groups, dt.itemsize)
+        rows = (K.tiling_arg(fields, K.ROWS_TILING), tasks, fields["n_chunks"] == 1,
+                c * n * fields["pieces"], stats * fields["n_chunks"])
+        if not rows[2]:
             split = _Split(n, c, s, dt)
+    elif n * c * s:
+        # dgamma, dbeta: sums over (n, s) per channel, with the statistics per (sample, group)
+        cols = _Split(n, c, s, dt)
+        if K.uses_team(k):
+            team = _Team(ks, True, stats, k)
+        else:  # u, v per (sample, group) over the statistic view, then dx
+            split_stats = _Split(1, stats, k, dt)
+            assert split_stats.g == 1
+            if not split_stats.one:
+                split = _Split(n, c, s, dt)
 
     def run(inputs, out):
         g, x, mean, rstd, gamma = inputs
         dx, dgamma, dbeta = out
-        if cols is None:
+        if rows is None and cols is None:
             dgamma.fill(0)
             dbeta.fill(0)
             return
         vec = _aligned(g, x, dx)
-        if team is not None:
+        if team is None:
+            uv = cupy.empty(2 * stats, dt)
+            u, v = uv[:stats], uv[stats:]
+        if rows is not None:
+            arg, tasks, one, n_ch, n_part = rows
+            nb = K.sums_bytes(dt)
+            part_ch = cupy.empty(n_ch * nb, dtype=np.uint8)
+            part = None if one else cupy.empty(n_part * nb, dtype=np.uint8)
+            count = _counters_for(groups + (0 if one else stats))
+            ks["gn_grad_rows_one" if one else "gn_grad_rows"](
+                (tasks,), (K.BLOCK,), (g, x, arg, vec, mean, rstd, gamma, inv_count, part,
+                                       part_ch, count, u, v, dx, dgamma, dbeta))
+        elif team is not None:
             team(g, x, mean, rstd, gamma, dx, I64(stats), I64(k), I64(s), I64(groups),
                  np.int32(team.tm), inv_count)
         else:
-            uv = cupy.empty(2 * stats, dt)
-            u, v = uv[:stats], uv[stats:]
             part, count = split_stats.workspace(K.sums_bytes(dt))
-            split_stats(split_stats.kernel(ks, "gn_grad"), g, x, split_stats.arg, I64(s), I64(groups), vec, mean,
-                        rstd, gamma, inv_count, part, count, u, v, dx)
-            if split is not None:
-                split(ks["dx"], g, x, split.arg, vec, mean, rstd, gamma, u, v, I64(groups),
-                      I64(cg), dx)
-        part, count = cols.workspace(K.sums_bytes(dt))
-        cols(cols.kernel(ks, "grad_cols"), g, x, cols.arg, _aligned(g, x), mean, rstd, gamma, I64(groups),
-             I64(cg), dt.type(0), None, part, count, dgamma, dbeta, dt.type(0), None, None)
+            split_stats(split_stats.kernel(ks, "gn_grad"), g, x, split_stats.arg, I64(s),
+                        I64(groups), vec, mean, rstd, gamma, inv_count, part, count, u, v, dx)
+        if split is not None:
+            split(ks["dx"], g, x, split.arg, vec, mean, rstd, gamma, u, v, I64(groups),
+                  I64(cg), dx)
+        if cols is not None:
+            part, count = cols.workspace(K.sums_bytes(dt))
+            cols(cols.kernel(ks, "grad_cols"), g, x, cols.arg, _aligned(g, x), mean, rstd,
+                 gamma, I64(groups), I64(cg), dt.type(0), None, part, count, dgamma, dbeta,
+                 dt.type(0), None, None)
     return run
 
 
