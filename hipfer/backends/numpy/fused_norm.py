@@ -56,11 +56,15 @@ def _layer_norm(desc, dtypes, shapes, outs):
         y, xhat, std = out
         dt = x.dtype.type
         eps = dt(eps_value(desc, eps))
+        # the outputs hold the intermediates (no full-size temporaries: allocating them
+        # cost more than the arithmetic); the values are those of the plain formula
         mean = x.mean(axis=-1, keepdims=True)
-        d = x - mean
-        np.sqrt(np.mean(d * d, axis=-1) + eps, out=std)
+        d = np.subtract(x, mean, out=xhat)
+        sq = np.multiply(d, d, out=y)
+        np.sqrt(np.mean(sq, axis=-1) + eps, out=std)
         np.divide(d, std[..., None], out=xhat)
-        np.add(xhat * gamma, beta, out=y)
+        np.multiply(xhat, gamma, out=y)
+        np.add(y, beta, out=y)
     return run
 
 
