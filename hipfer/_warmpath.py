@@ -3,9 +3,9 @@
 A tiny call's host time on the CPU is mostly hipfer's Python layers, not NumPy's work.
 Each function here wraps one namespace function (or Tensor operator) in a ``_warm.Warm``
 that serves the plain case in C -- C-contiguous NumPy arrays of a dtype that the backend
-computes with the bare ufunc, not read conjugated, same shapes or a Python scalar -- by
-calling that ufunc as the backend would, and hands every other call to the function
-unchanged. The dtype tables are derived from the backend's own choice
+computes with the bare ufunc, same shapes or a Python scalar -- with that ufunc's own 1-d
+loop (a reduction: the backend's ufunc.reduce call), and hands every other call to the
+function unchanged. The dtype tables are derived from the backend's own choice
 (``numpy_impl(name, dt)`` is the ufunc), so the two paths cannot drift apart; the tests run
 both on every table entry and compare them bit for bit.
 
