@@ -59,6 +59,45 @@ __device__ __forceinline__ void conv_rows_split(i64 t, i32 per_plane, i64& plane
   for (i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x; t < (total);                       \
        t += (i64)gridDim.x * blockDim.x)
 
+// Forward threads (im2col, max_pool, avg_pool): per_plane = conv_fwd_threads(g) a plane;
+// thread t owns output rows oy0 .. oy0 + rend - 1 (rend >= 1) at column ox of plane nc.
+__device__ __forceinline__ i32 conv_fwd_threads(const conv_geom& g) {
+  return (g.oh + HF_CONV_ROWS - 1) / HF_CONV_ROWS * g.ow;
+}
+
+__device__ __forceinline__ void conv_fwd_split(i64 t, i32 per_plane, const conv_geom& g,
+                                               i64& nc, i32& ox, i32& oy0, i32& rend) {
+  i32 q;
+  conv_rows_split(t, per_plane, nc, q);
+  const i32 grp = q / g.ow;
+  ox = q - grp * g.ow;
+  oy0 = grp * HF_CONV_ROWS;
+  rend = conv_min(HF_CONV_ROWS, g.oh - oy0);
+}
+
+// Gather threads (col2im_add, max_unpool, avg_pool_backward): per_plane =
+// conv_gather_threads(g) a plane; thread t owns input rows y0 + r*sh (r < rend) at column
+// ix of plane nc: rows of one phase modulo the stride, sh threads of a column covering
+// HF_CONV_ROWS*sh consecutive rows. rend is 0 for a phase past the last row.
+__device__ __forceinline__ i32 conv_gather_threads(const conv_geom& g) {
+  const i32 span = HF_CONV_ROWS * g.sh;
+  return (g.h + span - 1) / span * g.sh * g.w;
+}
+
+__device__ __forceinline__ void conv_gather_split(i64 t, i32 per_plane, const conv_geom& g,
+                                                  i64& nc, i32& ix, i32& y0, i32& rend) {
+  i32 q;
+  conv_rows_split(t, per_plane, nc, q);
+  const i32 m = q / g.w;  // (row group, phase)
+  ix = q - m * g.w;
+  const i32 grp = m / g.sh;
+  y0 = grp * HF_CONV_ROWS * g.sh + (m - grp * g.sh);
+  rend = 0;
+#pragma unroll
+  for (i32 r = 0; r < HF_CONV_ROWS; ++r)
+    if (y0 + r * g.sh < g.h) rend = r + 1;
+}
+
 // columns (N, C*kh*kw, oh*ow): row (c*kh + i)*kw + j, column oy*ow + ox holds
 // x[c, oy*sh - ph + i*dh, ox*sw - pw + j*dw], 0 where that is padding.
 // A thread owns output rows oy0 .. oy0 + HF_CONV_ROWS - 1 at column ox; lanes run along
@@ -66,14 +105,12 @@ __device__ __forceinline__ void conv_rows_split(i64 t, i32 per_plane, i64& plane
 template <class T>
 __global__ void HF_CONV_ROWS_BOUNDS(T)
 fused_im2col(const T* __restrict__ x, T* __restrict__ cols, i64 planes, conv_geom g) {
-  const i32 L = g.oh * g.ow, R = HF_CONV_ROWS;
-  const i32 per_plane = (g.oh + R - 1) / R * g.ow;
+  const i32 L = g.oh * g.ow;
+  const i32 per_plane = conv_fwd_threads(g);
   HF_CONV_ROWS_LOOP(t, planes * per_plane) {
     i64 nc;
-    i32 q;
-    conv_rows_split(t, per_plane, nc, q);
-    const i32 grp = q / g.ow, ox = q - grp * g.ow, oy0 = grp * R;
-    const i32 rend = conv_min(R, g.oh - oy0);  // rows that exist, >= 1
+    i32 ox, oy0, rend;  // rend >= 1
+    conv_fwd_split(t, per_plane, g, nc, ox, oy0, rend);
     const T* src = x + nc * g.h * g.w;
     T* dst = cols + nc * g.kh * g.kw * L + oy0 * g.ow + ox;
     i32 iy = oy0 * g.sh - g.ph;  // input row of the first row's tap (i, .)
@@ -139,20 +176,14 @@ __global__ void fused_im2col_pos(const T* __restrict__ x, T* __restrict__ cols, 
 template <class T>
 __global__ void HF_CONV_ROWS_BOUNDS(T)
 fused_col2im_add(const T* __restrict__ cols, T* __restrict__ x, i64 planes, conv_geom g) {
-  const i32 L = g.oh * g.ow, R = HF_CONV_ROWS, span = R * g.sh;
-  const i32 per_plane = (g.h + span - 1) / span * g.sh * g.w;
+  const i32 L = g.oh * g.ow;
+  const i32 per_plane = conv_gather_threads(g);
   const i32 qdy = g.dh / g.sh, rdy = g.dh - qdy * g.sh;  // one tap down, in strides
   const i32 qdx = g.dw / g.sw, rdx = g.dw - qdx * g.sw;
   HF_CONV_ROWS_LOOP(t, planes * per_plane) {
     i64 nc;
-    i32 q;
-    conv_rows_split(t, per_plane, nc, q);
-    const i32 m = q / g.w, ix = q - m * g.w;  // m: (row group, phase)
-    const i32 grp = m / g.sh, y0 = grp * span + (m - grp * g.sh);
-    i32 rend = 0;  // rows that exist (0 for a phase past the last row)
-#pragma unroll
-    for (i32 r = 0; r < HF_CONV_ROWS; ++r)
-      if (y0 + r * g.sh < g.h) rend = r + 1;
+    i32 ix, y0, rend;
+    conv_gather_split(t, per_plane, g, nc, ix, y0, rend);
     if (rend == 0) continue;
     const T* src = cols + nc * g.kh * g.kw * L;
     T acc[HF_CONV_ROWS];
@@ -166,7 +197,8 @@ fused_col2im_add(const T* __restrict__ cols, T* __restrict__ x, i64 planes, conv
       // the rows whose window row qy + r exists
       const i32 rlo = conv_max(0, -qy), rhi = conv_min(rend, g.oh - qy);
       if (ry == 0 && rlo < rhi) {
-        // (qy + r)*ow + qx for live rows (qy > -R here): within the host's 32-bit checks
+        // (qy + r)*ow + qx for live rows (qy > -HF_CONV_ROWS here): within the host's
+        // 32-bit checks
         i32 qx = qx0, rx = rx0, off = i * g.kw * L + qy * g.ow + qx0;
         for (i32 j = 0; j < g.kw; j += HF_CONV_TAPS) {
           if (qx < 0) break;  // left of every window, and so every later tap
@@ -234,16 +266,6 @@ fused_col2im_add(const T* __restrict__ cols, T* __restrict__ x, i64 planes, conv
 #else
 #  define HF_POOL_UNPOOL_BOUNDS(T) __launch_bounds__(256, sizeof(T) <= 4 ? 3 : 0)
 #endif
-
-// Rows a gather thread owns: y0 + r*sh < h for r < the result (0 when its phase has no
-// row left).
-__device__ __forceinline__ i32 pool_rows(i32 y0, i32 sh, i32 h) {
-  i32 rend = 0;
-#pragma unroll
-  for (i32 r = 0; r < HF_CONV_ROWS; ++r)
-    if (y0 + r * sh < h) rend = r + 1;
-  return rend;
-}
 
 // The taps of a pool gather thread, whose rows y0 + r*sh (r < rend) at column ix share a
 // phase modulo the stride, so window row i reaches all of them or none. Those that do are
@@ -331,15 +353,13 @@ template <class T>
 __global__ void HF_CONV_ROWS_BOUNDS(T)
 fused_max_pool(const T* __restrict__ x, T* __restrict__ y, i64* __restrict__ argmax,
                i64 planes, conv_geom g) {
-  const i32 L = g.oh * g.ow, R = HF_CONV_ROWS;
-  const i32 per_plane = (g.oh + R - 1) / R * g.ow;
+  const i32 L = g.oh * g.ow;
+  const i32 per_plane = conv_fwd_threads(g);
   const T lowest = conv_neg_inf(T(0));
   HF_CONV_ROWS_LOOP(t, planes * per_plane) {
     i64 nc;
-    i32 q;
-    conv_rows_split(t, per_plane, nc, q);
-    const i32 grp = q / g.ow, ox = q - grp * g.ow, oy0 = grp * R;
-    const i32 rend = conv_min(R, g.oh - oy0);
+    i32 ox, oy0, rend;  // rend >= 1
+    conv_fwd_split(t, per_plane, g, nc, ox, oy0, rend);
     const T* src = x + nc * g.h * g.w;
     const i32 sx = ox * g.sw - g.pw;  // the window's first column
     i32 iy = oy0 * g.sh - g.ph;       // row 0's input row of tap (i, .)
@@ -496,16 +516,13 @@ template <class T>
 __global__ void HF_POOL_UNPOOL_BOUNDS(T)
 fused_max_unpool(const T* __restrict__ gy, const i64* __restrict__ argmax, T* __restrict__ dx,
                  i64 planes, conv_geom g, i64* err) {
-  const i32 L = g.oh * g.ow, R = HF_CONV_ROWS, span = R * g.sh, shw = g.sh * g.w;
-  const i32 per_plane = (g.h + span - 1) / span * g.sh * g.w;
+  const i32 L = g.oh * g.ow, shw = g.sh * g.w;
+  const i32 per_plane = conv_gather_threads(g);
   const i32 wmax = (g.kw + g.sw - 1) / g.sw;  // window columns reaching a column, at most
   HF_CONV_ROWS_LOOP(t, planes * per_plane) {
     i64 nc;
-    i32 q;
-    conv_rows_split(t, per_plane, nc, q);
-    const i32 m = q / g.w, ix = q - m * g.w;  // m: (row group, phase)
-    const i32 grp = m / g.sh, y0 = grp * span + (m - grp * g.sh);
-    const i32 rend = pool_rows(y0, g.sh, g.h);
+    i32 ix, y0, rend;
+    conv_gather_split(t, per_plane, g, nc, ix, y0, rend);
     if (rend == 0) continue;
     const pool_gather_taps p = pool_taps(g, y0, ix, rend);
     const T* gsrc = gy + nc * L;
@@ -570,14 +587,12 @@ template <class T>
 __global__ void HF_CONV_ROWS_BOUNDS(T)
 fused_avg_pool(const T* __restrict__ x, T* __restrict__ y, i64 planes, conv_geom g,
                bool count_include_pad) {
-  const i32 L = g.oh * g.ow, R = HF_CONV_ROWS;
-  const i32 per_plane = (g.oh + R - 1) / R * g.ow;
+  const i32 L = g.oh * g.ow;
+  const i32 per_plane = conv_fwd_threads(g);
   HF_CONV_ROWS_LOOP(t, planes * per_plane) {
     i64 nc;
-    i32 q;
-    conv_rows_split(t, per_plane, nc, q);
-    const i32 grp = q / g.ow, ox = q - grp * g.ow, oy0 = grp * R;
-    const i32 rend = conv_min(R, g.oh - oy0);
+    i32 ox, oy0, rend;  // rend >= 1
+    conv_fwd_split(t, per_plane, g, nc, ox, oy0, rend);
     const T* src = x + nc * g.h * g.w;
     const i32 sx = ox * g.sw - g.pw;
     T acc[HF_CONV_ROWS];
@@ -742,15 +757,12 @@ template <class T>
 __global__ void HF_CONV_ROWS_BOUNDS(T)
 fused_avg_pool_backward(const T* __restrict__ gy, T* __restrict__ dx, i64 planes, conv_geom g,
                         bool count_include_pad) {
-  const i32 L = g.oh * g.ow, R = HF_CONV_ROWS, span = R * g.sh, shw = g.sh * g.w;
-  const i32 per_plane = (g.h + span - 1) / span * g.sh * g.w;
+  const i32 L = g.oh * g.ow, shw = g.sh * g.w;
+  const i32 per_plane = conv_gather_threads(g);
   HF_CONV_ROWS_LOOP(t, planes * per_plane) {
     i64 nc;
-    i32 q;
-    conv_rows_split(t, per_plane, nc, q);
-    const i32 m = q / g.w, ix = q - m * g.w;  // m: (row group, phase)
-    const i32 grp = m / g.sh, y0 = grp * span + (m - grp * g.sh);
-    const i32 rend = pool_rows(y0, g.sh, g.h);
+    i32 ix, y0, rend;
+    conv_gather_split(t, per_plane, g, nc, ix, y0, rend);
     if (rend == 0) continue;
     const pool_gather_taps p = pool_taps(g, y0, ix, rend);
     T acc[HF_CONV_ROWS];
