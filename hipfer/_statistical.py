@@ -69,14 +69,18 @@ def _reduce(x: Tensor, desc_cls, op, axis, keepdims, **extra) -> Tensor:
     return out
 
 
-def _accumulate_dtype(x, dtype):
-    if dtype is not None:
-        return _dtypes.as_dtype(dtype)
-    if x.dtype.kind in "bi":
+def _sum_dtype(dt):
+    """The dtype sum and prod of dt values give by default (the standard's rule): the
+    widest integer of its signedness, else dt itself."""
+    if dt.kind in "bi":
         return _dtypes.int64
-    if x.dtype.kind == "u":
+    if dt.kind == "u":
         return _dtypes.uint64
-    return x.dtype
+    return dt
+
+
+def _accumulate_dtype(x, dtype):
+    return _dtypes.as_dtype(dtype) if dtype is not None else _sum_dtype(x.dtype)
 
 
 def _sum_like(op):
@@ -89,7 +93,8 @@ def _sum_like(op):
 
 
 # the NumPy backend's compiled warm path serves fn(x) for the dtypes that reduce as they are
-_OWN_SUM_DTYPES = [t for t in _dtypes.ALL_DTYPES if t.kind in "fc" or t in (_dtypes.int64, _dtypes.uint64)]
+# the dtypes whose default sum is of their own dtype (the warm path serves those)
+_OWN_SUM_DTYPES = [t for t in _dtypes.ALL_DTYPES if _sum_dtype(t) == t]
 _OWN_EXTREME_DTYPES = [t for t in _dtypes.ALL_DTYPES if t.kind in "iuf"]
 sum = _warmpath.reduction(public("sum", _sum_like(ReduceOp.SUM)), np.add,  # noqa: A001
                           _OWN_SUM_DTYPES, with_dtype=True)

@@ -14,7 +14,7 @@ import sysconfig
 import numpy as np
 import pytest
 
-SRC = os.path.join(os.path.dirname(__file__), "..", "hipfer", "_launch.c")
+SRC = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "hipfer", "_launch.c"))
 
 _LAUNCH = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, *([ctypes.c_uint] * 7), ctypes.c_void_p,
                            ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p)
