@@ -239,6 +239,22 @@ def test_im2col_col2im_tiling_bitwise(be, rng, dtype, case):
     np.testing.assert_allclose(host(back), ref_col2im(c, shape, k, s, p, d), **tol(dtype))
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("case", TILING_CASES)
+def test_im2col_col2im_knl_layout(be, rng, dtype, case):
+    """layout="knl": the same columns as (C*kh*kw, N, L), and col2im_add of them the same
+    bits as of the (N, C*kh*kw, L) ones."""
+    shape, k, s, p, d = case
+    args = dict(stride=s, padding=p, dilation=d)
+    x = rand(rng, shape, dtype)
+    cols = nn.im2col(hf.asarray(x), k, layout="knl", **args)
+    np.testing.assert_array_equal(host(cols), ref_im2col(x, k, s, p, d).transpose(1, 0, 2))
+    c = rand(rng, cols.shape, dtype)
+    back = nn.col2im_add(hf.asarray(c), shape, k, layout="knl", **args)
+    want = nn.col2im_add(hf.asarray(np.ascontiguousarray(c.transpose(1, 0, 2))), shape, k, **args)
+    np.testing.assert_array_equal(host(back), host(want))
+
+
 def test_im2col_col2im_more_threads_than_the_grid(be, rng):
     """1.3M threads (8 rows each) where the GPU grid stops at 32 blocks of 256 an SM
     (1.08M on an H200): the grid-stride loop covers the rest. A 1x1 kernel keeps the
@@ -454,8 +470,17 @@ def test_conv2d(be, rng, dtype, geom, bias):
     np.testing.assert_allclose(host(y), ref, **tol(dtype))
 
 
+@pytest.fixture(params=["one GEMM", "batched"])
+def conv_form(request, monkeypatch):
+    """conv2d's two GEMM forms: one GEMM over all N*L columns ("knl" columns), or, where
+    those would pass the GPU kernels' 32-bit offsets, N batched ones."""
+    if request.param == "batched":
+        monkeypatch.setattr(nn._conv, "KNL_LIMIT", 0)
+    return request.param
+
+
 @pytest.mark.parametrize("geom", CONV_GEOMS)
-def test_conv2d_matches_torch(be, rng, geom):
+def test_conv2d_matches_torch(be, rng, geom, conv_form):
     torch = pytest.importorskip("torch")
     k, s, p, d = geom
     kh, kw = pair(k)
@@ -472,7 +497,7 @@ def test_conv2d_matches_torch(be, rng, geom):
         np.testing.assert_allclose(host(mine), theirs.grad.numpy(), rtol=1e-12, atol=1e-12)
 
 
-def test_conv2d_pointwise_strided_input(be, rng):
+def test_conv2d_pointwise_strided_input(be, rng, conv_form):
     """A 1x1 kernel at stride 1 reads x as its own columns (no im2col): also when x is a
     strided view, and the backward's dx is then dcols itself."""
     full = rand(rng, (3, 4, 6, 10), np.float64)
@@ -492,7 +517,7 @@ def test_conv2d_pointwise_strided_input(be, rng):
 
 # ------------------------------------------------------ finite differences (float64)
 @pytest.mark.parametrize("geom", [CONV_GEOMS[0], CONV_GEOMS[1], CONV_GEOMS[3]])
-def test_conv2d_backward_finite_differences(be, rng, geom):
+def test_conv2d_backward_finite_differences(be, rng, geom, conv_form):
     k, s, p, d = geom
     kh, kw = pair(k)
     x, w, b = rand(rng, (2, 3, 6, 7), np.float64), rand(rng, (4, 3, kh, kw), np.float64), rand(rng, (4,), np.float64)
@@ -611,6 +636,10 @@ def test_bad_input(be):
         nn.col2im_add(hf.asarray(np.ones((2, 27, 16))), (2, 4, 6, 6), 3)
     with pytest.raises(ValueError, match="x_shape must be"):
         nn.col2im_add(hf.asarray(np.ones((2, 27, 16))), (3, 6, 6), 3)
+    with pytest.raises(ValueError, match="layout must be one of"):
+        nn.im2col(x, 3, layout="nlk")
+    with pytest.raises(ValueError, match=r"\(C\*9, N, 16\)"):
+        nn.col2im_add(hf.asarray(np.ones((2, 27, 16))), (2, 3, 6, 6), 3, layout="knl")
     # pooling backwards
     y, arg = nn.max_pool(x, 2)
     with pytest.raises(TypeError, match="int64"):

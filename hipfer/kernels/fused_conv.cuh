@@ -33,13 +33,16 @@ __device__ __forceinline__ i32 conv_max(i32 a, i32 b) { return a > b ? a : b; }
 #define HF_CONV_TAPS 3
 // Blocks of 256 (hipfer.backends.cupy._engine.BLOCK). On CUDA (nvcc 13, sm_90), float32
 // asks for 4 blocks an SM: <= 64 registers (col2im_add took 70 unbounded; no spills), 32
-// warps of 24 loads in flight. float64 has no minimum: 76-83 registers, 3 blocks (a
-// minimum of 2 gave col2im_add 113).
+// warps of 24 loads in flight. float64 has no minimum: 76-84 registers, 3 blocks (a
+// minimum of 2 gave col2im_add 113), except col2im_add, which asks for the 3 blocks
+// (unbounded it took 98 registers once its columns' layout became a parameter; 79 so).
 // HIP's second argument means something else (waves per EU): the block size alone there.
 #if HF_HIP
 #  define HF_CONV_ROWS_BOUNDS(T) __launch_bounds__(256)
+#  define HF_COL2IM_BOUNDS(T) __launch_bounds__(256)
 #else
 #  define HF_CONV_ROWS_BOUNDS(T) __launch_bounds__(256, sizeof(T) <= 4 ? 4 : 0)
+#  define HF_COL2IM_BOUNDS(T) __launch_bounds__(256, sizeof(T) <= 4 ? 4 : 3)
 #endif
 
 // Thread t of `planes` planes of per_plane threads each: (plane, thread in the plane).
@@ -98,26 +101,40 @@ __device__ __forceinline__ void conv_gather_split(i64 t, i32 per_plane, const co
     if (y0 + r * g.sh < g.h) rend = r + 1;
 }
 
-// columns (N, C*kh*kw, oh*ow): row (c*kh + i)*kw + j, column oy*ow + ox holds
+// Where the columns of plane nc = n*C + c lie (hipfer.backends.cupy.fused_conv.COLS):
+// tap (i, j) at position l is base + (i*kw + j)*tap + l, base = n*sample + c*kh*kw*tap.
+// Columns (N, C*kh*kw, L) ("nkl", conv2d's batched GEMM) pass channels = 1, sample =
+// kh*kw*L, tap = L (base = nc*kh*kw*L); (C*kh*kw, N, L) ("knl", one GEMM over all N*L
+// columns) pass C, L, N*L. Tap offsets are 32-bit (the host checks).
+struct conv_cols { i64 sample; i32 channels, tap; };
+
+__device__ __forceinline__ i64 conv_cols_base(const conv_cols& cl, i64 nc, const conv_geom& g) {
+  i64 n;
+  i32 c;
+  conv_rows_split(nc, cl.channels, n, c);
+  return n * cl.sample + (i64)(c * (g.kh * g.kw)) * cl.tap;
+}
+
+// columns: row (c*kh + i)*kw + j, column oy*ow + ox holds
 // x[c, oy*sh - ph + i*dh, ox*sw - pw + j*dw], 0 where that is padding.
 // A thread owns output rows oy0 .. oy0 + HF_CONV_ROWS - 1 at column ox; lanes run along
 // ox, so each store of a tap is one contiguous run of a column row.
 template <class T>
 __global__ void HF_CONV_ROWS_BOUNDS(T)
-fused_im2col(const T* __restrict__ x, T* __restrict__ cols, i64 planes, conv_geom g) {
-  const i32 L = g.oh * g.ow;
+fused_im2col(const T* __restrict__ x, T* __restrict__ cols, i64 planes, conv_geom g,
+             conv_cols cl) {
   const i32 per_plane = conv_fwd_threads(g);
   HF_CONV_ROWS_LOOP(t, planes * per_plane) {
     i64 nc;
     i32 ox, oy0, rend;  // rend >= 1
     conv_fwd_split(t, per_plane, g, nc, ox, oy0, rend);
     const T* src = x + nc * g.h * g.w;
-    T* dst = cols + nc * g.kh * g.kw * L + oy0 * g.ow + ox;
+    T* dst = cols + conv_cols_base(cl, nc, g) + oy0 * g.ow + ox;
     i32 iy = oy0 * g.sh - g.ph;  // input row of the first row's tap (i, .)
     for (i32 i = 0; i < g.kh; ++i, iy += g.dh) {
       i32 ix = ox * g.sw - g.pw;
       for (i32 j = 0; j < g.kw; j += HF_CONV_TAPS, ix += HF_CONV_TAPS * g.dw) {
-        T* d = dst + (i * g.kw + j) * L;  // tap (i, j)'s column row
+        T* d = dst + (i * g.kw + j) * cl.tap;  // tap (i, j)'s column row
         T v[HF_CONV_TAPS][HF_CONV_ROWS];
 #pragma unroll
         for (i32 u = 0; u < HF_CONV_TAPS; ++u) {
@@ -133,7 +150,7 @@ fused_im2col(const T* __restrict__ x, T* __restrict__ cols, i64 planes, conv_geo
         for (i32 u = 0; u < HF_CONV_TAPS; ++u)
 #pragma unroll
           for (i32 r = 0; r < HF_CONV_ROWS; ++r)
-            if (j + u < g.kw && r < rend) d[u * L + r * g.ow] = v[u][r];
+            if (j + u < g.kw && r < rend) d[u * cl.tap + r * g.ow] = v[u][r];
       }
     }
   }
@@ -146,7 +163,7 @@ fused_im2col(const T* __restrict__ x, T* __restrict__ cols, i64 planes, conv_geo
 // 0.134 (hipfer.backends.cupy.fused_conv picks).
 template <class T>
 __global__ void fused_im2col_pos(const T* __restrict__ x, T* __restrict__ cols, i64 planes,
-                                 conv_geom g) {
+                                 conv_geom g, conv_cols cl) {
   const i32 L = g.oh * g.ow;
   HF_CONV_ROWS_LOOP(t, planes * L) {
     i64 nc;
@@ -154,11 +171,11 @@ __global__ void fused_im2col_pos(const T* __restrict__ x, T* __restrict__ cols, 
     conv_rows_split(t, L, nc, l);
     const i32 oy = l / g.ow, ox = l - oy * g.ow;
     const T* src = x + nc * g.h * g.w;
-    T* dst = cols + nc * g.kh * g.kw * L + l;
+    T* dst = cols + conv_cols_base(cl, nc, g) + l;
     for (i32 i = 0; i < g.kh; ++i) {
       const i32 iy = oy * g.sh - g.ph + i * g.dh;
       const bool in_y = iy >= 0 && iy < g.h;
-      for (i32 j = 0; j < g.kw; ++j, dst += L) {
+      for (i32 j = 0; j < g.kw; ++j, dst += cl.tap) {
         const i32 ix = ox * g.sw - g.pw + j * g.dw;
         *dst = in_y && ix >= 0 && ix < g.w ? src[iy * g.w + ix] : T(0);
       }
@@ -174,9 +191,9 @@ __global__ void fused_im2col_pos(const T* __restrict__ x, T* __restrict__ cols, 
 // HF_CONV_ROWS*sh consecutive rows. The tap offsets iy + ph - i*dh are carried as
 // (quotient, remainder) by the stride and stepped per tap: no division per tap.
 template <class T>
-__global__ void HF_CONV_ROWS_BOUNDS(T)
-fused_col2im_add(const T* __restrict__ cols, T* __restrict__ x, i64 planes, conv_geom g) {
-  const i32 L = g.oh * g.ow;
+__global__ void HF_COL2IM_BOUNDS(T)
+fused_col2im_add(const T* __restrict__ cols, T* __restrict__ x, i64 planes, conv_geom g,
+                 conv_cols cl) {
   const i32 per_plane = conv_gather_threads(g);
   const i32 qdy = g.dh / g.sh, rdy = g.dh - qdy * g.sh;  // one tap down, in strides
   const i32 qdx = g.dw / g.sw, rdx = g.dw - qdx * g.sw;
@@ -185,7 +202,7 @@ fused_col2im_add(const T* __restrict__ cols, T* __restrict__ x, i64 planes, conv
     i32 ix, y0, rend;
     conv_gather_split(t, per_plane, g, nc, ix, y0, rend);
     if (rend == 0) continue;
-    const T* src = cols + nc * g.kh * g.kw * L;
+    const T* src = cols + conv_cols_base(cl, nc, g);
     T acc[HF_CONV_ROWS];
 #pragma unroll
     for (i32 r = 0; r < HF_CONV_ROWS; ++r) acc[r] = T(0);
@@ -199,7 +216,7 @@ fused_col2im_add(const T* __restrict__ cols, T* __restrict__ x, i64 planes, conv
       if (ry == 0 && rlo < rhi) {
         // (qy + r)*ow + qx for live rows (qy > -HF_CONV_ROWS here): within the host's
         // 32-bit checks
-        i32 qx = qx0, rx = rx0, off = i * g.kw * L + qy * g.ow + qx0;
+        i32 qx = qx0, rx = rx0, off = i * g.kw * cl.tap + qy * g.ow + qx0;
         for (i32 j = 0; j < g.kw; j += HF_CONV_TAPS) {
           if (qx < 0) break;  // left of every window, and so every later tap
           bool on[HF_CONV_TAPS];  // taps j + u: their windows exist
@@ -208,7 +225,7 @@ fused_col2im_add(const T* __restrict__ cols, T* __restrict__ x, i64 planes, conv
           for (i32 u = 0; u < HF_CONV_TAPS; ++u) {
             on[u] = j + u < g.kw && rx == 0 && qx >= 0 && qx < g.ow;
             o[u] = off;
-            off += L - qdx;  // the next tap: one column row on, dw columns left
+            off += cl.tap - qdx;  // the next tap: one column row on, dw columns left
             qx -= qdx;
             rx -= rdx;
             if (rx < 0) {

@@ -5,20 +5,23 @@ import cupy
 import numpy as np
 
 from ...kernels import fused_conv as K
-from ...prims.fused_ops.conv import geometry
+from ...prims.fused_ops.conv import geometry, knl
 from ..numpy.fused_conv import bad_argmax
 from ._engine import BLOCK, device_props, error_flag, get_kernels
 
 #: hf::conv_geom, field for field
 GEOM = np.dtype([(f, "<i4") for f in ("h", "w", "oh", "ow", "kh", "kw", "sh", "sw", "ph", "pw",
                                       "dh", "dw")], align=True)
+#: hf::conv_cols: where the columns of plane n*C + c lie (im2col, col2im_add)
+COLS = np.dtype([("sample", "<i8"), ("channels", "<i4"), ("tap", "<i4")], align=True)
 
 
 #: rows of a plane one thread of any op here owns (HF_CONV_ROWS in fused_conv.cuh)
 ROWS = 8
 
 
-def _geom(desc, hw, pool):
+def _geom(desc, hw, pool, tap=None):
+    """hf::conv_geom of the op; tap: the columns' tap stride (im2col, col2im_add)."""
     k, s, p, d, o = geometry(desc, hw, pool=pool)
     sizes = [hw[0] * hw[1], o[0] * o[1], k[0] * k[1] * o[0] * o[1]]
     if not pool:
@@ -26,7 +29,7 @@ def _geom(desc, hw, pool):
         # rows (strides) and taps (dilations) past the padded plane, and to ROWS column
         # rows past the columns, as addresses formed but not used
         span = [hw[a] + 2 * p[a] + (ROWS + 1) * (s[a] + d[a]) for a in (0, 1)]
-        sizes += [span[0] * span[1], (k[0] * k[1] + ROWS) * o[0] * o[1] + ROWS * o[1] + span[1]]
+        sizes += [span[0] * span[1], (k[0] * k[1] + ROWS) * tap + ROWS * o[1] + span[1]]
     else:
         # the pools' 32-bit offsets: a thread's rows run up to ROWS rows (strides) and a
         # window past the padded plane, its window rows up to ROWS + kernel past oh
@@ -69,12 +72,23 @@ def _im2col_rows(g) -> bool:
     return int(g["sh"]) == 1 and int(g["ow"]) >= 32
 
 
+def _cols(desc, n, c, kk, L):
+    """hf::conv_cols of the columns (N, C*kk, L), or (C*kk, N, L) for layout "knl"."""
+    a = np.zeros((), COLS)
+    a["channels"], a["sample"], a["tap"] = (c, L, n * L) if knl(desc) else (1, kk * L, L)
+    return a[()]
+
+
 def _maker(op, pool, gather):
     """make(desc, dtypes, shapes, outs) -> run for one kernel; a thread owns output rows,
     or input rows (x's) when the op gathers."""
     def make(desc, dtypes, shapes, outs):
         n, c, h, w = outs[0][0] if gather else shapes[0]
-        g = _geom(desc, (h, w), pool)
+        cols = None
+        if not pool:
+            k, _, _, _, o = geometry(desc, (h, w))
+            cols = _cols(desc, n, c, k[0] * k[1], o[0] * o[1])
+        g = _geom(desc, (h, w), pool, None if pool else int(cols["tap"]))
         planes = n * c
         name, threads = op, _row_threads(gather, g, planes)
         if op == "im2col" and not _im2col_rows(g):
@@ -84,6 +98,8 @@ def _maker(op, pool, gather):
         tail = (np.int64(planes), g)
         if op in ("avg_pool", "avg_pool_backward"):
             tail += (np.bool_(desc.get("count_include_pad")),)
+        elif cols is not None:
+            tail += (cols,)
 
         def run(inputs, out):
             if planes:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...prims.fused_ops.conv import geometry
+from ...prims.fused_ops.conv import geometry, knl
 
 
 def _taps(k, s, d, o):
@@ -37,10 +37,17 @@ def _im2col(desc, dtypes, shapes, outs):
 
     def run(inputs, out):
         xp = _padded(inputs[0], p)
-        cols = out.reshape(n, c, k[0], k[1], o[0], o[1])
+        cols = _columns(desc, out, n, c, k, o)
         for i, j, ri, rj in _taps(k, s, d, o):
             cols[:, :, i, j] = xp[:, :, ri, rj]
     return run
+
+
+def _columns(desc, a, n, c, k, o):
+    """Columns of either layout as an (n, c, kh, kw, oh, ow) view."""
+    if knl(desc):
+        return a.reshape(c, k[0], k[1], n, o[0], o[1]).transpose(3, 0, 1, 2, 4, 5)
+    return a.reshape(n, c, k[0], k[1], o[0], o[1])
 
 
 def _col2im_add(desc, dtypes, shapes, outs):
@@ -48,7 +55,7 @@ def _col2im_add(desc, dtypes, shapes, outs):
     k, s, p, d, o = geometry(desc, (h, w))
 
     def run(inputs, out):
-        cols = inputs[0].reshape(n, c, k[0], k[1], o[0], o[1])
+        cols = _columns(desc, inputs[0], n, c, k, o)
         xp = np.zeros((n, c, h + 2 * p[0], w + 2 * p[1]), dt)
         for i, j, ri, rj in _taps(k, s, d, o):
             xp[:, :, ri, rj] += cols[:, :, i, j]

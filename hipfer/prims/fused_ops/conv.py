@@ -6,10 +6,12 @@ ops whose output is the input of a forward op (col2im_add, max_unpool,
 avg_pool_backward) also take ``x_hw``, that input's (H, W), which the other operand
 does not determine when the stride is above 1.
 
-Columns (im2col's output, col2im_add's input) are (N, C*kh*kw, oh*ow): row
-(c*kh + i)*kw + j holds tap (i, j) of channel c at every output position, so conv2d
-is one batched GEMM, (Cout, C*kh*kw) @ (N, C*kh*kw, oh*ow) -> (N, Cout, oh*ow), which
-is NCHW output without a transpose.
+Columns (im2col's output, col2im_add's input) are (N, C*kh*kw, oh*ow) (``layout``
+"nkl", the default): row (c*kh + i)*kw + j holds tap (i, j) of channel c at every output
+position, so a convolution is one batched GEMM, (Cout, C*kh*kw) @ (N, C*kh*kw, oh*ow) ->
+(N, Cout, oh*ow), NCHW output without a transpose. ``layout`` "knl" puts the batch
+inside: (C*kh*kw, N, oh*ow), so that the convolution is one GEMM over all N*oh*ow
+columns, which runs faster than the batch of small ones (hipfer.nn.conv2d).
 
 Pools: padding reads as nothing (max: never wins; avg: counts in the divisor only with
 count_include_pad) and must be at most half the kernel, as in PyTorch, so that every
@@ -51,23 +53,37 @@ def _x_hw(desc):
     return _pair(desc, "x_hw", 1)
 
 
+LAYOUTS = ("nkl", "knl")
+
+
+def knl(desc) -> bool:
+    """Whether the columns are (C*kh*kw, N, oh*ow) (layout "knl"), else (N, C*kh*kw, oh*ow)."""
+    v = desc.get("layout", "nkl")
+    if v not in LAYOUTS:
+        raise ValueError(f"{desc!r}: layout must be one of {LAYOUTS}, got {v!r}")
+    return v == "knl"
+
+
 def _im2col(desc, dtypes, shapes):
     dt = floats(desc, dtypes)
     ndim(desc, shapes[0], 4, "x (N, C, H, W)")
     n, c, h, w = shapes[0]
     k, _, _, _, o = geometry(desc, (h, w))
-    return (((n, c * k[0] * k[1], o[0] * o[1]), dt),)
+    rows, cols = c * k[0] * k[1], o[0] * o[1]
+    return (((rows, n, cols) if knl(desc) else (n, rows, cols), dt),)
 
 
 def _col2im_add(desc, dtypes, shapes):
     dt = floats(desc, dtypes)
-    ndim(desc, shapes[0], 3, "cols (N, C*kh*kw, oh*ow)")
+    inner = knl(desc)
+    ndim(desc, shapes[0], 3, "cols (C*kh*kw, N, oh*ow)" if inner else "cols (N, C*kh*kw, oh*ow)")
     h, w = _x_hw(desc)
     k, _, _, _, o = geometry(desc, (h, w))
-    n, rows, cols = shapes[0]
+    rows, n, cols = shapes[0] if inner else (shapes[0][1], shapes[0][0], shapes[0][2])
     if rows % (k[0] * k[1]) or cols != o[0] * o[1]:
+        want = f"C*{k[0] * k[1]}, N, {o[0] * o[1]}" if inner else f"N, C*{k[0] * k[1]}, {o[0] * o[1]}"
         raise ValueError(f"{desc!r}: cols shape {tuple(shapes[0])} does not fit kernel {k} "
-                         f"with {o[0] * o[1]} output positions ((N, C*{k[0] * k[1]}, {o[0] * o[1]}))")
+                         f"with {o[0] * o[1]} output positions (({want}))")
     return (((n, rows // (k[0] * k[1]), h, w), dt),)
 
 
@@ -136,13 +152,14 @@ def _probe_back(desc):
         return ((1, 1, 1, 1),) * (2 if desc.op == "max_unpool" else 1)
     if desc.op == "col2im_add":
         k = desc.get("kernel")
-        return ((1, k[0] * k[1], o[0] * o[1]),)
+        return ((k[0] * k[1], 1, o[0] * o[1]) if knl(desc) else (1, k[0] * k[1], o[0] * o[1]),)
     return ((1, 1) + o,) * (2 if desc.op == "max_unpool" else 1)
 
 
 OPS = (
     FusedOpDef("im2col", 1, _im2col, _probe_x, {},
-               "columns (N, C*kh*kw, oh*ow) of x (N, C, H, W); padding taps read 0"),
+               "columns (N, C*kh*kw, oh*ow) of x (N, C, H, W), or (C*kh*kw, N, oh*ow) for "
+               "layout 'knl'; padding taps read 0"),
     FusedOpDef("col2im_add", 1, _col2im_add, _probe_back, {},
                "the adjoint of im2col: each x element sums the column entries of its taps, "
                "in tap order (a gather, no atomics)"),
