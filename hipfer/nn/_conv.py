@@ -178,8 +178,9 @@ def _bias(b, co, dt):
 
 def conv2d(x, w, b=None, *, stride=1, padding=0, dilation=1):
     """Cross-correlation of x (N, C, H, W) with w (Cout, C, kh, kw), plus b (Cout,):
-    (N, Cout, oh, ow), as torch.nn.functional.conv2d. im2col and one GEMM (straight to
-    the GEMM prim: conv2d's host time was mostly einsum's planning layers)."""
+    (N, Cout, oh, ow), as torch.nn.functional.conv2d: im2col and one GEMM."""
+    # the GEMMs go straight to the BatchedGemm prim: conv2d's host time was mostly
+    # einsum's planning layers
     x, w = _conv_operands("conv2d", x, w)
     n, co = x.shape[0], w.shape[0]
     params, o, pointwise, one = _plan("conv2d", x, w, stride, padding, dilation)
