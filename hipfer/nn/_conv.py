@@ -148,11 +148,31 @@ def _plan(name, x, w, stride, padding, dilation):
     summed (whose (N, Cout, C*kh*kw) partials outweigh the columns when Cout > L). The
     knl columns' tap offsets are 32-bit in the GPU kernels: the batched form serves
     larger ones."""
-    params = _window(name, w.shape[2:], stride, padding, dilation)
-    o = geometry(d.Fused.of("im2col", **params), x.shape[2:])[4]
-    kk = w.shape[2] * w.shape[3]
-    one = (kk + 16) * x.shape[0] * o[0] * o[1] + (1 << 24) < KNL_LIMIT
-    return params, o, _pointwise(params), one
+    key = (x.shape, w.shape, _key(stride), _key(padding), _key(dilation))
+    hit = _PLANS.get(key) if None not in key else None
+    if hit is None:
+        # (parsing the window was a third of a 1x1 conv2d's Python calls)
+        params = _window(name, w.shape[2:], stride, padding, dilation)
+        o = geometry(d.Fused.of("im2col", **params), x.shape[2:])[4]
+        hit = params, o, _pointwise(params)
+        if None not in key and len(_PLANS) < 4096:
+            _PLANS[key] = hit
+    params, o, pointwise = hit
+    one = (w.shape[2] * w.shape[3] + 16) * x.shape[0] * o[0] * o[1] + (1 << 24) < KNL_LIMIT
+    return params, o, pointwise, one
+
+
+_PLANS: dict = {}  # _plan's window parsing, by (x shape, w shape, stride, padding, dilation)
+
+
+def _key(v):
+    """v as a key of _PLANS: an int or a pair of ints, by type (1.0 == 1 must not hit the
+    plan of 1), else None (not cached: parsed, and rejected, every call)."""
+    if type(v) is int:
+        return v
+    if type(v) is tuple and len(v) == 2 and type(v[0]) is int and type(v[1]) is int:
+        return v
+    return None
 
 
 #: the knl columns' 32-bit bound (the tests lower it to take the batched form)
@@ -189,7 +209,7 @@ def conv2d(x, w, b=None, *, stride=1, padding=0, dilation=1):
     if pointwise or not one:
         # N GEMMs (Cout, C*kh*kw) @ (C*kh*kw, L), NCHW output (1x1: the columns are x; one
         # GEMM there would need x and y transposed, which costs what it saves)
-        cols = reshape(x, x.shape[:2] + (o[0] * o[1],)) if pointwise else \
+        cols = Tensor(x._data.reshape(x.shape[:2] + (o[0] * o[1],))) if pointwise else \
             fused("im2col", [x], params)
         y = Tensor(batched_gemm(w3, cols._data))  # N, Cout, L
         if b is not None:
@@ -203,7 +223,7 @@ def conv2d(x, w, b=None, *, stride=1, padding=0, dilation=1):
         else:  # the transpose back to NCHW in the bias pass
             y = empty((n, co, L), dtype=x.dtype, device=x.device)
             _ops.run(_ADD, [Tensor(yt.transpose(1, 0, 2)), b], out=y._data)
-    return reshape(y, (n, co) + o)
+    return Tensor(y._data.reshape((n, co) + o))  # y is new and C-contiguous
 
 
 def conv2d_backward(grad, x, w, *, stride=1, padding=0, dilation=1):
@@ -226,7 +246,7 @@ def conv2d_backward(grad, x, w, *, stride=1, padding=0, dilation=1):
     if not one:
         # dw: a GEMM per sample into (N, Cout, C*kh*kw), summed over the batch in a fixed
         # order
-        cols = reshape(x, (n, kk, L)) if pointwise else fused("im2col", [x], params)
+        cols = Tensor(x._data.reshape(n, kk, L)) if pointwise else fused("im2col", [x], params)
         dw = _sum(Tensor(batched_gemm(g3, cols._data, trans_b=True)), axis=0)
         dcols = Tensor(batched_gemm(w3, g3, trans_a=True))  # (N, C*kh*kw, L)
         db = _sum(grad, axis=(0, 2, 3))
@@ -241,9 +261,9 @@ def conv2d_backward(grad, x, w, *, stride=1, padding=0, dilation=1):
         # dx: 1x1, the batched GEMMs' (N, C, L) is dx itself
         dcols = Tensor(batched_gemm(w3, g3, trans_a=True)) if pointwise else \
             Tensor(batched_gemm(w3, g2, trans_a=True).reshape(kk, n, L))
-    dw = reshape(dw, w.shape)
+    dw = Tensor(dw._data.reshape(w.shape))  # (new, C-contiguous results here)
     if pointwise:
-        return reshape(dcols, x.shape), dw, db
+        return Tensor(dcols._data.reshape(x.shape)), dw, db
     dx = col2im_add(dcols, x.shape, w.shape[2:], stride=stride, padding=padding,
                     dilation=dilation, layout="knl" if one else "nkl")
     return dx, dw, db
