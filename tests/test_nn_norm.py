@@ -118,6 +118,29 @@ def test_softmax_logsumexp_special_values(be, rng, dtype, cols):
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("cols", [4097, 40000])
+def test_logsumexp_rows_special_values_tiles(be, rng, dtype, cols):
+    """Rows of several tiles on the GPU: special values in some tiles and not others."""
+    inf, nan = np.inf, np.nan
+    x = rand(rng, (8, cols), np.float64)
+    x[0, :cols // 2] = -inf        # an all -inf start, then finite
+    x[1, cols // 2:] = -inf        # finite, then all -inf
+    x[2, :-1] = -inf               # one finite value, the last
+    x[3, -1] = inf                 # +inf in the last tile
+    x[4, 0] = nan                  # a NaN in the first tile, +inf in the last
+    x[4, -1] = inf
+    x[5, :-1] = -inf               # -inf and a NaN: NaN
+    x[5, -1] = nan
+    x[6] = -inf
+    x = x.astype(dtype)
+    lse = host(nn.logsumexp_rows(hf.asarray(x)))
+    assert lse[3] == inf and np.isnan(lse[4]) and np.isnan(lse[5]) and lse[6] == -inf
+    assert lse[2] == x[2, -1]
+    keep = [0, 1, 2, 7]
+    check(hf.asarray(lse[keep]), logsumexp_ref(x[keep].astype(np.float64)), dtype, scale=10)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("cols", COLS)
 def test_softmax_rows_backward(be, rng, dtype, cols):
     for shape in shapes_for(cols):
@@ -367,9 +390,15 @@ def test_geometry(itemsize, kernel):
                 if K.FWD_GRID_WAVES.get(kernel) == 0:  # a block per row group
                     assert g.grid == -(-rows // teams)
                 assert g.tiles == max(1, -(-cols // (g.tpr * v)))
-                # the fewest threads that hold the row; more tiles only past the largest block
-                assert g.tpr == 1 or (g.tpr // 2) * v < cols
-                assert g.tiles == 1 or g.tpr == K.MAX_BLOCKS[kernel]
+                # the fewest threads that hold the row; more tiles only past the largest team
+                # (logsumexp: past 32 threads, then the fewest that hold it in LSE_TILES)
+                assert g.tpr <= K.MAX_TEAMS[kernel]
+                if kernel == "logsumexp_rows" and 32 * v < cols:
+                    assert (g.tpr // 2) * v * K.LSE_TILES < cols
+                    assert g.tiles <= K.LSE_TILES or g.tpr == K.MAX_TEAMS[kernel]
+                else:
+                    assert g.tpr == 1 or (g.tpr // 2) * v < cols
+                    assert g.tiles == 1 or g.tpr == K.MAX_TEAMS[kernel]
                 n_acc = K.N_ACC.get(kernel, 0)
                 assert g.smem == (teams * n_acc * cols * itemsize if teams > 1 else 0)
                 assert g.smem <= 46 * 1024               # within every device's default
@@ -379,16 +408,20 @@ def test_geometry(itemsize, kernel):
 
 @pytest.mark.parametrize("dt", [np.float32, np.float64])
 def test_instantiation_per_block(dt):
-    """Each launch has its instantiation compiled: softmax and logsumexp take the
-    256-bounded one (3 blocks an SM on CUDA) for blocks up to 256, the rest the 512 one."""
+    """Each launch has its instantiation compiled: softmax takes the 256-bounded one (3
+    blocks an SM on CUDA) for blocks up to 256, layer_norm and rms_norm the 512 one;
+    logsumexp's blocks are at most 256 threads, its one instantiation."""
     compiled = set(K.exprs(dt))
     for kernel in K.VALUES:
-        for block in (32, 64, 256, 512, 1024):
+        for cols in (1, 7, 33, 1000, 4097, 8200, 70001):
+            block = K.geometry(kernel, 100000, cols, np.dtype(dt).itemsize, 132).block
             e = K.expr(kernel, dt, block)
             assert e in compiled
             if kernel in K.FORWARD:
-                bounded = kernel in K.BOUNDED and block <= 256
-                assert e.endswith(", 256>" if bounded else ", 512>")
+                assert e.endswith(", 256>" if kernel == "logsumexp_rows" or
+                                  (kernel == "softmax_rows" and block <= 256) else ", 512>")
+    with pytest.raises(ValueError, match="no instantiation"):
+        K.expr("logsumexp_rows", dt, 512)
 
 
 @pytest.mark.parametrize("itemsize", [4, 8])

@@ -19,7 +19,7 @@
 // row operand 16-byte aligned and cols % W == 0) a vector is one 16-byte load or store,
 // otherwise W scalar ones; both give the same values in the same registers, so the
 // results do not depend on alignment. The host picks tpr so that a row fits one tile
-// (tpr * V >= cols) up to the kernel's largest block. Longer rows take several tiles: pass 1 reads them
+// (tpr * V >= cols) up to the kernel's largest team. Longer rows take several tiles: pass 1 reads them
 // all, merging each tile's statistics into the thread's; pass 2 walks them backwards, so
 // the last tile is still in registers and the others are read again, most recent first
 // (from cache).
@@ -40,12 +40,17 @@
 // bandwidth on an H200 (softmax 0.67 -> 0.88 of the floor at 65536 x 1000 float32 with
 // 512); longer rows take several tiles instead. Blocks of up to 256 also ask CUDA for 3
 // blocks an SM: <= 80 registers (96-124 unbounded), 24 warps resident instead of 16
-// (softmax and logsumexp only: kernels/fused_norm.py BOUNDED).
+// (softmax only: kernels/fused_norm.py FWD_BOUNDS). logsumexp's blocks (at most 256
+// threads) ask for 4 with 4-byte values (HF_NORM_LSE_BOUNDS): <= 64 registers, unspilled;
+// 32 warps took it from 0.80 to 0.83 of the copy floor at 65536 x 1000 float32 (H200).
+// float64 spills a little at 64 and keeps 3.
 // HIP's second argument means something else (waves per EU): the block size alone there.
 #if HF_HIP
 #  define HF_NORM_FWD_BOUNDS(MB) __launch_bounds__(MB)
+#  define HF_NORM_LSE_BOUNDS(T, MB) __launch_bounds__(MB)
 #else
 #  define HF_NORM_FWD_BOUNDS(MB) __launch_bounds__(MB, (MB) <= 256 ? 3 : 1)
+#  define HF_NORM_LSE_BOUNDS(T, MB) __launch_bounds__(MB, sizeof(T) == 4 ? 4 : 3)
 #endif
 // Columns a block of fused_norm_column_sums / _column_products covers: 32 lanes of one
 // vector each (a tile width, not the warp size).
@@ -70,6 +75,16 @@ template <> __device__ __forceinline__ f64 norm_neg_inf<f64>() {
 template <class T> __device__ __forceinline__ T norm_max(T a, T b) {
   return (a > b || a != a) ? a : b;
 }
+// The same in one instruction where there is one (CUDA sm_80+: max.NaN.f32, whose NaN is
+// the canonical one rather than a's or b's) instead of two compares and a select.
+template <class T> __device__ __forceinline__ T norm_max_nan(T a, T b) { return norm_max(a, b); }
+#if !HF_HIP && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+template <> __device__ __forceinline__ f32 norm_max_nan<f32>(f32 a, f32 b) {
+  f32 d;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
+  return d;
+}
+#endif
 
 // ---- teams, rows and tiles -----------------------------------------------------------------
 struct norm_team {
@@ -121,16 +136,18 @@ struct norm_tile {
 };
 
 
-// r = the tile's values of the row at p, 0 where the row has none.
+// r = the tile's values of the row at p, `fill` where the row has none.
 template <class T, int V>
 __device__ __forceinline__ void norm_load(const T* p, const norm_tile<T, V>& tl, int vec,
-                                          T (&r)[V]) {
+                                          T (&r)[V], T fill = T(0)) {
   constexpr int W = norm_tile<T, V>::W;
   if (vec) {
 #pragma unroll
     for (int k = 0; k < V / W; ++k) {
       const int c = tl.c0 + k * tl.step;
-      pack<T, W> q = {};
+      pack<T, W> q;
+#pragma unroll
+      for (int e = 0; e < W; ++e) q.v[e] = fill;
       if (c < tl.n) q = *reinterpret_cast<const pack<T, W>*>(p + c);
 #pragma unroll
       for (int e = 0; e < W; ++e) r[k * W + e] = q.v[e];
@@ -141,7 +158,7 @@ __device__ __forceinline__ void norm_load(const T* p, const norm_tile<T, V>& tl,
 #pragma unroll
       for (int e = 0; e < W; ++e) {
         const int c = tl.c0 + k * tl.step + e;
-        r[k * W + e] = c < tl.n ? p[c] : T(0);
+        r[k * W + e] = c < tl.n ? p[c] : fill;
       }
   }
 }
@@ -401,10 +418,51 @@ fused_softmax_rows(const T* x, T* out, i64 rows, i64 cols, int tpr, int vec) {
   }
 }
 
+// logsumexp reads a value and writes nothing, so it is bound by the instructions per value
+// more than by memory (float32 on an H200, 1000 to 8192 columns: 0.59-0.69 of the copy
+// floor, 0.81-0.89 with what follows). Its rows are loaded with -inf where they have no
+// value: the max passes over it and its exp is 0, so no value needs the column test and
+// selects of norm_exp_row / norm_exp_tile, which give the same sums bit for bit. The sum
+// of a row whose max m is not finite is not used (the result is m), so its NaNs need no
+// select either; the max takes norm_max_nan.
+// A one-tile row: (max, sum of exp(v - max)), as norm_exp_row.
+template <class T, int V>
+__device__ __forceinline__ norm_exp_sum<T> norm_lse_row(const T (&v)[V], int tpr) {
+  norm_max_of<T> mx = {norm_neg_inf<T>()};
+#pragma unroll
+  for (int i = 0; i < V; ++i) mx.m = norm_max_nan(mx.m, v[i]);
+  const T m = norm_team_reduce(mx, tpr).m;
+  norm_sum<T> s = {T(0)};
+#pragma unroll
+  for (int i = 0; i < V; ++i) s.s += norm_exp(v[i] - m);
+  return {m, norm_team_reduce(s, tpr).s};
+}
+// The tile's values merged into st, as norm_exp_tile.
+template <class T, int V>
+__device__ __forceinline__ void norm_lse_tile(norm_exp_sum<T>& st, const T (&v)[V]) {
+  T m = st.m;
+#pragma unroll
+  for (int i = 0; i < V; ++i) m = norm_max_nan(m, v[i]);
+  T s = st.s * norm_exp_sum<T>::rescale(st.m, m);
+#pragma unroll
+  for (int i = 0; i < V; ++i) s += norm_exp(v[i] - m);
+  st.m = m;
+  st.s = m != norm_neg_inf<T>() ? s : T(0);  // no value yet above -inf: exp(-inf - -inf) is NaN
+}
+// The team's (max, sum): the max first, then each thread's sum rescaled to it once and
+// added, as norm_lse_row -- one exp a thread, where merging the pairs takes two a step.
+template <class T>
+__device__ __forceinline__ norm_exp_sum<T> norm_lse_team(norm_exp_sum<T> st, int tpr) {
+  const T m = norm_team_reduce(norm_max_of<T>{st.m}, tpr).m;
+  const norm_sum<T> s = {st.s * norm_exp_sum<T>::rescale(st.m, m)};
+  return {m, norm_team_reduce(s, tpr).s};
+}
+
 // A row whose max is not finite (all -inf, a +inf, a NaN) has that max as its result;
-// no columns give -inf.
+// no columns give -inf. The host keeps teams narrow and rows in several tiles
+// (kernels/fused_norm.py lse_team_size): the reductions come once a row.
 template <class T, int V, int MB>
-__global__ void HF_NORM_FWD_BOUNDS(MB)
+__global__ void HF_NORM_LSE_BOUNDS(T, MB)
 fused_logsumexp_rows(const T* x, T* out, i64 rows, i64 cols, int tpr, int vec) {
   const norm_team tm = norm_team_of(tpr);
   const int tiles = norm_tiles<V>(cols, tpr);
@@ -414,17 +472,15 @@ fused_logsumexp_rows(const T* x, T* out, i64 rows, i64 cols, int tpr, int vec) {
     T v[V];
     norm_exp_sum<T> row;
     if (tiles == 1) {
-      const norm_tile<T, V> tl(0, tm, rw.n);
-      norm_load(x + rw.base, tl, vec, v);
-      row = norm_exp_row(v, tl, tpr);
+      norm_load(x + rw.base, norm_tile<T, V>(0, tm, rw.n), vec, v, norm_neg_inf<T>());
+      row = norm_lse_row(v, tpr);
     } else {
       norm_exp_sum<T> st = {norm_neg_inf<T>(), T(0)};
       for (int t = 0; t < tiles; ++t) {
-        const norm_tile<T, V> tl(t, tm, rw.n);
-        norm_load(x + rw.base, tl, vec, v);
-        norm_exp_tile(st, v, tl);
+        norm_load(x + rw.base, norm_tile<T, V>(t, tm, rw.n), vec, v, norm_neg_inf<T>());
+        norm_lse_tile(st, v);
       }
-      row = norm_team_reduce(st, tpr);
+      row = norm_lse_team(st, tpr);
     }
     if (tm.lane == 0 && rw.r < rows)  // m - m: 0 iff m is finite
       out[rw.r] = row.m - row.m == T(0) ? row.m + norm_log(row.s) : row.m;

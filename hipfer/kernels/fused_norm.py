@@ -23,18 +23,23 @@ N_ACC = {"layer_norm_backward": 2, "rms_norm_backward": 1}
 KERNELS = tuple(VALUES) + ("norm_column_products", "norm_column_sums")
 
 MAX_BLOCK = 1024          # HF_NORM_MAX_BLOCK
-#: the forward kernels are compiled for blocks of up to FWD_BLOCKS[1] threads
-#: (HF_NORM_FWD_BOUNDS); those in BOUNDED also for blocks of up to FWD_BLOCKS[0], for which
-#: CUDA keeps 3 blocks an SM (<= 80 registers, 24 warps instead of 16). Measured on an
-#: H200 (one run each): float64 softmax and logsumexp 13-17% faster at 1000 and 4096
-#: columns, float32 within +-5%; layer_norm spilled under the bound and ran 6-10% slower,
-#: rms_norm within +-3%, so those two keep the one instantiation
+#: the forward kernels are compiled for blocks of up to the largest of their FWD_BOUNDS
+#: (HF_NORM_FWD_BOUNDS), and a launch takes the instantiation of the smallest bound that
+#: holds its block. softmax also has one for blocks of up to 256, for which CUDA keeps 3
+#: blocks an SM (<= 80 registers, 24 warps instead of 16). Measured on an H200 (one run
+#: each): float64 softmax and logsumexp 13-17% faster at 1000 and 4096 columns, float32
+#: within +-5%; layer_norm spilled under the bound and ran 6-10% slower, rms_norm within
+#: +-3%, so those two keep the one instantiation. logsumexp's blocks are at most 256
+#: threads (4 an SM on CUDA with float32: HF_NORM_LSE_BOUNDS)
 FORWARD = ("softmax_rows", "logsumexp_rows", "layer_norm", "rms_norm")
-BOUNDED = ("softmax_rows", "logsumexp_rows")
-FWD_BLOCKS = (256, 512)
-#: the largest block (and team) of each row kernel: the forward ones are compiled for
-#: at most FWD_BLOCKS[1] = 512 threads, so that their rows stay in registers unspilled
-MAX_BLOCKS = {k: FWD_BLOCKS[1] if k in FORWARD else MAX_BLOCK for k in VALUES}
+FWD_BOUNDS = {"softmax_rows": (256, 512), "logsumexp_rows": (256,), "layer_norm": (512,),
+              "rms_norm": (512,)}
+#: the largest team (threads per row; a team wider than 32 is the block) of each row
+#: kernel: the forward ones are compiled for at most 512 threads, so that their rows stay
+#: in registers unspilled; logsumexp for blocks of at most 256 (lse_team_size)
+MAX_TEAMS = {k: max(FWD_BOUNDS[k]) if k in FORWARD else MAX_BLOCK for k in VALUES}
+#: the tiles of a logsumexp row longer than a 32-thread team holds (lse_team_size)
+LSE_TILES = 8
 #: the grid of the forward row kernels, in waves of the resident blocks; 0: a block per
 #: row group (the rows are independent, so the grid does not change a result). Measured on
 #: an H200 (float32, 64 to 32768 columns), against a grid of one wave: a block per group
@@ -67,7 +72,9 @@ def expr(kernel: str, dt, block: int = MAX_BLOCK) -> str:
     """The instantiation of kernel for dt that launches blocks of `block` threads."""
     dt = np.dtype(dt)
     if kernel in FORWARD:
-        bound = FWD_BLOCKS[0] if kernel in BOUNDED and block <= FWD_BLOCKS[0] else FWD_BLOCKS[1]
+        bound = min((b for b in FWD_BOUNDS[kernel] if b >= block), default=None)
+        if bound is None:
+            raise ValueError(f"{kernel} has no instantiation for blocks of {block} threads")
         return f"hf::fused_{kernel}<{ctype(dt)}, {values(kernel, dt.itemsize)}, {bound}>"
     if kernel in VALUES:
         return f"hf::fused_{kernel}<{ctype(dt)}, {values(kernel, dt.itemsize)}>"
@@ -76,7 +83,7 @@ def expr(kernel: str, dt, block: int = MAX_BLOCK) -> str:
 
 def exprs(dt) -> list:
     """Every kernel of one dtype: the GPU backend compiles them as one module."""
-    return [expr(k, dt, b) for k in KERNELS for b in (FWD_BLOCKS if k in BOUNDED else (MAX_BLOCK,))]
+    return [expr(k, dt, b) for k in KERNELS for b in FWD_BOUNDS.get(k, (MAX_BLOCK,))]
 
 
 def instances():
@@ -102,6 +109,21 @@ def team_size(cols: int, per_thread: int, max_block: int = MAX_BLOCK) -> int:
     return tpr
 
 
+def lse_team_size(cols: int, per_thread: int) -> int:
+    """logsumexp's threads per row: the fewest (up to 32) that hold the row in one tile, as
+    team_size; a longer row, the fewest (up to MAX_TEAMS) that hold it in LSE_TILES tiles.
+    A team reduces once a row (a max, then a sum: two barriers when it spans warps) and
+    each thread rescales its sum once a row, so more values a thread and fewer team steps
+    a value pay, until a few long rows leave the device idle. H200, of the copy floor:
+    float32 with one tile of the fewest threads 0.86, 0.81 and 0.53 at 4096, 8192 and
+    32768 columns (16384, 8192, 2048 rows); with 16, 32 and 128 threads a row in 8 tiles
+    0.94, 0.95 and 0.95. float64 at 1000 columns 0.62 -> 0.82 (8 threads)."""
+    tpr = team_size(cols, per_thread, 32)
+    if tpr * per_thread >= cols:
+        return tpr
+    return team_size(cols, per_thread * LSE_TILES, MAX_TEAMS["logsumexp_rows"])
+
+
 def geometry(kernel: str, rows: int, cols: int, itemsize: int, sm_count: int,
              resident: Optional[Callable[[int, int], int]] = None) -> Geometry:
     """Launch geometry of a row kernel. resident(block, smem): blocks an SM keeps of the
@@ -110,16 +132,16 @@ def geometry(kernel: str, rows: int, cols: int, itemsize: int, sm_count: int,
     the rows run out), each block looping over its row groups. It depends on the shapes
     and the device alone, so the order of every sum (and the result) repeats from run to
     run."""
-    v, top = values(kernel, itemsize), MAX_BLOCKS[kernel]
+    v, top = values(kernel, itemsize), MAX_TEAMS[kernel]
     if cols >= 2 ** 31 - top * v:  # columns within a row are 32-bit in the kernels
         raise ValueError(f"{kernel}: rows of {cols} columns are too long for the GPU kernels "
                          f"(at most {2 ** 31 - top * v - 1})")
-    tpr = team_size(cols, v, top)
+    tpr = lse_team_size(cols, v) if kernel == "logsumexp_rows" else team_size(cols, v, top)
     block = tpr if tpr > 32 else SMALL_TEAMS_BLOCK
     teams = block // tpr
     tiles = max(1, -(-cols // (tpr * v)))
-    assert teams == 1 or tiles == 1   # a sub-warp team holds its whole row
     n_acc = N_ACC.get(kernel, 0)
+    assert teams == 1 or tiles == 1 or not n_acc  # the column sums of sub-warp teams: whole rows
     # teams combine their column sums in shared memory: teams * cols <= block * v values
     smem = teams * n_acc * cols * itemsize if n_acc and teams > 1 else 0
     per_sm = resident(block, smem) if resident is not None else THREADS_PER_SM // block
