@@ -14,9 +14,10 @@ orig_expr = K.expr
 
 
 def patched_expr(kernel, dt, block=K.MAX_BLOCK):
-    """VARIANT=bound512: every forward launch takes the 512-bound instantiation (no
-    minimum of resident blocks: the kernels as they were before FWD_BLOCKS)."""
-    return orig_expr(kernel, dt, 512 if kernel in K.FORWARD else block)
+    """VARIANT=bound512: every forward launch that has a 512-bound instantiation takes it
+    (no minimum of resident blocks: the kernels as they were before FWD_BOUNDS)."""
+    wide = kernel in K.FORWARD and 512 in K.FWD_BOUNDS[kernel]
+    return orig_expr(kernel, dt, 512 if wide else block)
 
 
 if variant == "bound512":

@@ -35,7 +35,7 @@
 // within the register file (<= 64 registers a thread), or the launch fails.
 #define HF_NORM_MAX_BLOCK 1024
 // The forward kernels' launch bounds, for blocks of up to MB threads (MB a template
-// argument: kernels/fused_norm.py FWD_BLOCKS). The largest is 512: a row of 32 four-byte
+// argument: kernels/fused_norm.py FWD_BOUNDS). The largest is 512: a row of 32 four-byte
 // values a thread needs more than 64 registers, and spilling the rest cost a third of the
 // bandwidth on an H200 (softmax 0.67 -> 0.88 of the floor at 65536 x 1000 float32 with
 // 512); longer rows take several tiles instead. Blocks of up to 256 also ask CUDA for 3
