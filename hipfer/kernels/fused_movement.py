@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import ctype
+from . import ctype, radix
 
 FILE = "fused_movement.cuh"
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -40,11 +40,12 @@ def gather_rows_expr(unit: int) -> str:
     return f"hf::fused_gather_rows<{UNITS[unit]}>"
 
 
-CHECK_ROWS = "hf::fused_check_rows<long long>"
+#: scatter_add_rows' vector widths (elements) per dtype: 4, 8 or 16 bytes
+SCATTER_VECS = {np.dtype(np.float32): (1, 2, 4), np.dtype(np.float64): (1, 2)}
 
 
-def scatter_add_rows_expr(dt) -> str:
-    return f"hf::fused_scatter_add_rows<{ctype(dt)}>"
+def scatter_add_rows_expr(dt, vec: int) -> str:
+    return f"hf::fused_scatter_add_rows<{ctype(dt)}, {vec}>"
 
 
 def top_k_splits(rows: int, cols: int, sort_n: int) -> int:
@@ -61,11 +62,13 @@ def top_k_rows_expr(dt) -> str:
     return f"hf::fused_top_k_rows<{ctype(dt)}>"
 
 
-#: every instantiation; the GPU backend compiles them together once
+#: every instantiation; the GPU backend compiles them together once (with the radix sort
+#: of radix.cuh, which fused_movement.cuh includes, for scatter_add_rows)
 EXPRS = ([rope_expr(t) for t in FLOATS]
          + [f(u) for f in (permute_rows_expr, permute_tiled_expr, copy_2d_expr, gather_rows_expr)
             for u in UNITS]
-         + [CHECK_ROWS] + [scatter_add_rows_expr(t) for t in FLOATS]
+         + list(radix.EXPRS)
+         + [scatter_add_rows_expr(t, v) for t in FLOATS for v in SCATTER_VECS[t]]
          + [top_k_rows_expr(t) for t in FLOATS])
 
 

@@ -4,8 +4,9 @@ All kernels of the file are compiled together, once. The byte-moving ops pick th
 copy unit per call from the row sizes and the operands' addresses (a view may start
 anywhere). gather_rows and scatter_add_rows read the device error flag (one 8-byte
 sync) and raise IndexError for an index outside [0, n); scatter_add_rows checks before
-it writes, so out is untouched then. Its repeated rows are summed without atomics:
-CuPy's stable argsort of the index, then each output row adds its run in increasing i.
+it writes, so out is untouched then. Its repeated rows are summed without atomics: a
+stable radix sort of the index (kernels/radix.cuh: one pass per 8 bits of n - 1), then
+each output row adds its run in increasing i.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import cupy
 import numpy as np
 
 from ...kernels import fused_movement as K
+from ...kernels import radix
 from ...prims import descriptors as d
 from ...prims.fused_ops.movement import (bad_row, copy_2d_geometry, overlap_error,
                                          spans_overlap, top_k_params)
@@ -127,27 +129,32 @@ def _gather_rows(desc, dtypes, shapes, outs):
 def _scatter_add_rows(desc, dtypes, shapes, outs):
     (m,), (n, dt) = shapes[1], (shapes[2][0], outs[0][1])
     row = prod(shapes[2][1:])
-    key32 = n < 2 ** 31  # sort 32-bit copies of the indices: half the radix passes
-    check, scatter = _kernel(K.CHECK_ROWS), _kernel(K.scatter_add_rows_expr(dt))
-    g = _group_log2(row)
-    grid = (grid_for(n << g),)
-    tail = (np.int64(m), np.int64(n), np.int64(row), np.int32(g))
+    plan = radix.plan(m, n, runs=row > 0) if m else None
+    # per vector width (elements) that divides the row: the kernel, its grid and sizes
+    adds = {}
+    for vec in K.SCATTER_VECS[dt]:
+        if row % vec == 0:
+            g = _group_log2(row // vec)
+            adds[vec] = (_kernel(K.scatter_add_rows_expr(dt, vec)), (grid_for(n << g),),
+                         (np.int64(n), np.int64(row // vec), np.int32(g)))
 
     def run(inputs, out):
         if not m:
             return
         src, idx, _ = inputs
         flag = error_flag()
-        keys = cupy.empty(m, np.int32) if key32 and row else None
-        counts = cupy.zeros(n, np.uint64) if row else None
-        check((grid_for(m),), (BLOCK,), (idx, np.int64(m), np.int64(n), flag.buf, keys, counts))
+        # The sort checks the indices as it counts them and writes only its workspace, so
+        # it runs before the one sync (the flag), and out is touched only after that. Its
+        # buffers go to the kernels as addresses in the workspace (views cost host time).
+        ws = cupy.empty(plan.nbytes, np.uint8)
+        steps, _, perm, runs = radix.launches(plan, idx, n, flag.buf, ws.data.ptr)
+        for expr, blocks, threads, args in steps if row else steps[:1]:  # [:1]: the check
+            _kernel(expr)((blocks,), (threads,), args)
         flag.check(lambda pos: bad_row("scatter_add_rows", int(idx[pos]), n))
         if row:
-            # rows' sources: a stable argsort, and where each row's run ends (the running
-            # sum of the counts; cupy.bincount would sync to size its result)
-            keys = idx if keys is None else keys
-            ends = cupy.cumsum(counts.view(np.int64))
-            scatter(grid, (BLOCK,), (src, cupy.argsort(keys), ends, out) + tail)
+            vec = _unit(row * dt.itemsize, src.data.ptr, out.data.ptr) // dt.itemsize
+            add, grid, tail = adds[vec]
+            add(grid, (BLOCK,), (src, perm, runs, out) + tail)
     return run
 
 
