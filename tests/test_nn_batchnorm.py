@@ -13,14 +13,15 @@ from test_tensor import host
 
 FLOATS = [np.float32, np.float64]
 # odd sizes; 2-d (no spatial axes); rows long enough for one channel per block (2 s >= 256),
-# packed (s % 4 == 0) or not; many short rows (several channels per block); several chunks
+# packed (s % 4 == 0) or not; many short rows (tiles of several channels, the last one of a
+# row partial, thread positions across channels); several chunks
 # per channel (finished by the last block: one thread per channel, a block, or several
 # lanes per channel); single values; one channel of short rows; one sample of rows of
 # 129-255 values
 SHAPES = [(4, 3), (3, 5, 7), (2, 3, 4, 5), (1, 4, 300), (3, 2, 515), (16, 2, 1024), (4096, 3),
           (300, 257), (2000, 5, 3), (5, 3, 33), (300, 2, 40), (2, 3, 40), (140, 1, 1000),
           (5, 3, 1, 1), (1, 1, 1), (2, 1), (5000, 64), (600, 100), (700, 40, 2), (2000, 1, 5),
-          (20000, 1, 3), (300, 1, 3), (1, 3, 200), (1, 2, 40000)]
+          (20000, 1, 3), (300, 1, 3), (1, 3, 200), (1, 2, 40000), (2100, 33), (1500, 9, 5)]
 EMPTY = [(0, 3, 4), (2, 0, 3), (2, 3, 0)]
 
 
@@ -504,21 +505,21 @@ TILING_SHAPES = [(1, 1, 1), (3, 5, 7), (1, 4, 300), (3, 2, 515), (16, 2, 1024), 
                  (300, 257, 1), (2000, 5, 3), (7, 3, 127), (1, 3, 100000), (2, 600, 129),
                  (5, 3, 33), (9, 300, 31), (3, 2, 32), (1, 100, 40), (2, 3, 255), (40, 1, 1000),
                  (300, 1, 3), (2000, 1, 5), (1, 3, 200), (1, 4, 129), (600, 100, 1),
-                 (700, 40, 2), (5000, 64, 1), (1, 1, 140000), (20000, 1, 3)]
+                 (700, 40, 2), (5000, 64, 1), (1, 1, 140000), (20000, 1, 3), (2100, 33, 1),
+                 (1500, 9, 5), (777, 13, 7), (8192, 1024, 1)]
 
 
 @pytest.mark.parametrize("shape", TILING_SHAPES)
 @pytest.mark.parametrize("itemsize", [4, 8])
 def test_tiling_covers_every_value_once(shape, itemsize):
     """bn_visit replayed on the split: each value is taken exactly once, by a thread of its
-    own channel, and chunks are packed whenever rows are."""
+    own channel (g == 1) or holding its position (tiles), and chunks are packed whenever
+    rows are."""
     n, c, s = shape
     f, tasks = K.tiling(n, c, s, itemsize)
     v = 16 // itemsize
     seen = np.zeros(n * c * s, np.int64)
     assert tasks == -(-c // f["g"]) * f["n_chunks"] and f["n_chunks"] >= 1
-    if f["n_chunks"] > 1 and f["g"] > 1:  # the last task of a group has little to merge
-        assert f["g"] * s <= max(K.WIDE, 2 * s)
     for task in range(tasks):
         grp, r = divmod(task, f["n_chunks"])
         if f["g"] == 1:  # chunks of values
@@ -526,18 +527,21 @@ def test_tiling_covers_every_value_once(shape, itemsize):
             k0, k1 = r * f["chunk"], min(n * s, (r + 1) * f["chunk"])
             assert k0 < k1  # no empty chunk
             seen[(np.arange(k0, k1) // s * c + grp) * s + np.arange(k0, k1) % s] += 1
-        else:  # chunks of rows, g >= 2 channels
+        else:  # tiles of g >= 2 channels, chunks of rows (bn_tile)
             w = f["g"] * s
-            assert 2 <= f["g"] and w <= K.BLOCK
-            for t in range(K.BLOCK // w * w):
-                col, lane = t % w, t // w
-                ch = grp * f["g"] + col // s
-                if ch >= c:
-                    continue
-                for row in range(r * f["chunk"] + lane, min(n, (r + 1) * f["chunk"]), K.BLOCK // w):
-                    i = row * c * s + grp * f["g"] * s + col
-                    assert (i // s) % c == ch
-                    seen[i] += 1
+            tpr = -(-w // v)
+            lanes = K.BLOCK // tpr
+            # tiles start on 16-byte boundaries of packed rows; chunks are whole steps
+            assert f["g"] == K.tile_channels(c, s, itemsize) and (f["g"] == c or w % v == 0)
+            assert lanes >= 1 and (f["n_chunks"] == 1 or f["chunk"] % (lanes * K.HOLD) == 0)
+            rows = np.arange(r * f["chunk"], min(n, (r + 1) * f["chunk"]))
+            assert rows.size  # no empty chunk
+            for t in range(lanes * tpr):
+                lane, j = divmod(t, tpr)
+                q = grp * w + j * v  # the thread's first position in a row
+                for i in range(q, min(q + v, grp * w + w, c * s)):
+                    assert grp * f["g"] <= i // s < (grp + 1) * f["g"]
+                    seen[rows[lane::lanes] * c * s + i] += 1
     np.testing.assert_array_equal(seen, 1)
 
 

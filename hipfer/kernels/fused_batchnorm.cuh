@@ -2,8 +2,10 @@
 // (hipfer/prims/fused_ops/batchnorm.py). Operands are C-contiguous; x is (n, c, s).
 //
 // Statistics are reduced in a fixed order, so results repeat bit for bit: the values of
-// each statistic are cut into chunks (one task, i.e. one block, each: `bn_visit`), each
-// block merges its threads' partials in shared memory in a fixed order, and then:
+// each statistic are cut into chunks (one task, i.e. one block, each: `bn_visit`; short
+// rows in tiles of several channels, each thread holding a few rows of a few of them in
+// registers), each block merges its threads' partials in shared memory in a fixed order,
+// and then:
 //  - a statistic of one chunk is finished by its block, which goes on to normalise (or
 //    form dx from) the same values in the same launch;
 //  - else each block stores one partial per (statistic, chunk) and takes a ticket from
@@ -23,6 +25,8 @@
 #define HF_BN_FEW 32
 // Values a team lane holds in registers (gn_team_*: fused_batchnorm.py SLOTS).
 #define HF_BN_SLOTS 8
+// Rows of a tile a thread holds at a time, of one operand (fused_batchnorm.py HOLD).
+#define HF_BN_HOLD 8
 
 namespace hf {
 
@@ -40,20 +44,22 @@ __device__ __forceinline__ T bn_invstd(T s, T eps) {
 }
 
 // ---- 16-byte loads and stores of V = 16 / sizeof(T) neighbours (hf::pack) ---------------
+// (m < V: the first m, one at a time: the end of a row that is not packed)
 template <int V, class T>
-__device__ __forceinline__ void bn_load(const T* p, i64 i, bool vec, T (&r)[V]) {
+__device__ __forceinline__ void bn_load(const T* p, i64 i, bool vec, T (&r)[V], int m = V) {
   if (V > 1 && vec) {
     const pack<T, V> q = *reinterpret_cast<const pack<T, V>*>(p + i);
 #pragma unroll
     for (int k = 0; k < V; ++k) r[k] = q.v[k];
   } else {
 #pragma unroll
-    for (int k = 0; k < V; ++k) r[k] = p[i + k];
+    for (int k = 0; k < V; ++k)
+      if (k < m) r[k] = p[i + k];
   }
 }
 
 template <int V, class T>
-__device__ __forceinline__ void bn_store(T* p, i64 i, bool vec, const T (&r)[V]) {
+__device__ __forceinline__ void bn_store(T* p, i64 i, bool vec, const T (&r)[V], int m = V) {
   if (V > 1 && vec) {
     pack<T, V> q;
 #pragma unroll
@@ -61,8 +67,24 @@ __device__ __forceinline__ void bn_store(T* p, i64 i, bool vec, const T (&r)[V])
     *reinterpret_cast<pack<T, V>*>(p + i) = q;
   } else {
 #pragma unroll
-    for (int k = 0; k < V; ++k) p[i + k] = r[k];
+    for (int k = 0; k < V; ++k)
+      if (k < m) p[i + k] = r[k];
   }
+}
+
+// The same for H rows, di apart: every load is issued before any use.
+template <int H, int V, class T>
+__device__ __forceinline__ void bn_load_rows(const T* p, i64 i, i64 di, int m, bool vec,
+                                             T (&r)[H][V]) {
+#pragma unroll
+  for (int h = 0; h < H; ++h) bn_load<V>(p, i + h * di, vec, r[h], m);
+}
+
+template <int H, int V, class T>
+__device__ __forceinline__ void bn_store_rows(T* p, i64 i, i64 di, int m, bool vec,
+                                              const T (&r)[H][V]) {
+#pragma unroll
+  for (int h = 0; h < H; ++h) bn_store<V>(p, i + h * di, vec, r[h], m);
 }
 
 // ---- the work split: x as (n, c, s) -----------------------------------------------------
@@ -71,18 +93,21 @@ __device__ __forceinline__ void bn_store(T* p, i64 i, bool vec, const T (&r)[V])
 //           channel in (n, s) order, which the threads walk side by side, V values each
 //           when s and chunk are multiples of V ("packed", 16-byte loads when aligned); a
 //           warp's values span one row or two, so loads stay coalesced.
-//   g > 1 : short rows. The g channels' pieces of a row are w = g s contiguous values
-//           (w <= block): thread t takes column t % w of rows t / w, + lanes, ... of the
-//           chunk's `chunk` rows (lanes = block / w), so every load is coalesced.
-// A thread stays in one channel for the whole task.
+//   g > 1 : short rows, in tiles. The g channels' pieces of a row are w = g s contiguous
+//           values (about a 128-byte line); thread t holds positions j .. j + V - 1 of
+//           them, j = (t % tpr) V (tpr = w / V rounded up: 16-byte loads when the rows are
+//           packed and aligned), in rows lane = t / tpr, + lanes, ... of the chunk's
+//           `chunk` rows (lanes = block / tpr), F::H rows at a time: their loads first,
+//           then the work, so that many loads are in flight.
+// A thread stays in one channel (g == 1) or one set of positions (g > 1) for the whole task.
 struct bn_tiling { i64 n, c, s, g, chunk, n_chunks; };
 
 __device__ __forceinline__ i64 bn_n_tasks(const bn_tiling& tl) {
   return (tl.c + tl.g - 1) / tl.g * tl.n_chunks;
 }
 
-// Calls f.row(n, c) before each value (or V neighbours) of row n of channel c that this
-// thread takes in the task, then f.at<V>(i, vec) with its flat index i.
+// g == 1: calls f.row(n, c) before each value (or V neighbours) of row n of channel c that
+// this thread takes in the task, then f.at<V>(i, vec) with its flat index i.
 template <int V, class F>
 __device__ __forceinline__ void bn_walk(const bn_tiling& tl, i64 c, i64 k, i64 k1, bool vec, F& f) {
   // (n, j) of k = n s + j, advanced by the stride without dividing
@@ -98,25 +123,52 @@ __device__ __forceinline__ void bn_walk(const bn_tiling& tl, i64 c, i64 k, i64 k
   }
 }
 
+// g > 1: calls f.cols(ch, m) once, ch[p] the channel of the thread's position j + p (p < m,
+// the positions it holds), then f.rows<H>(n, dn, i, di, m, vec) for rows n, n + dn, ...,
+// n + (H - 1) dn it holds, i the flat index of the first value: H = F::H for each whole
+// step, H = 1 for each row of the chunk's last step when that is not whole, and for every
+// row of a thread that holds fewer than V positions (the end of a row that is not packed).
+// Which rows go together depends on the shapes alone.
 template <class T, class F>
-__device__ void bn_visit(const bn_tiling& tl, i64 task, bool vec, F& f) {
-  constexpr int V = 16 / sizeof(T);
-  const i64 grp = task / tl.n_chunks, r = task - grp * tl.n_chunks;
-  const i64 t = threadIdx.x, B = blockDim.x;
-  if (tl.g == 1) {
-    const i64 k0 = r * tl.chunk, k1 = bn_min(tl.n * tl.s, k0 + tl.chunk);
-    if (tl.s % V == 0 && tl.chunk % V == 0) bn_walk<V>(tl, grp, k0 + t * V, k1, vec, f);
-    else bn_walk<1>(tl, grp, k0 + t, k1, false, f);
-  } else {
-    const i64 w = tl.g * tl.s, lanes = B / w, col = t % w, lane = t / w;
-    const i64 c = grp * tl.g + col / tl.s;
-    if (lane >= lanes || c >= tl.c) return;
-    const i64 n1 = bn_min(tl.n, (r + 1) * tl.chunk), first = grp * tl.g * tl.s + col;
-    for (i64 n = r * tl.chunk + lane; n < n1; n += lanes) {
-      f.row(n, c);
-      f.template at<1>(n * tl.c * tl.s + first, false);
+__device__ void bn_tile(const bn_tiling& tl, i64 grp, i64 r, bool vec, F& f) {
+  constexpr int V = 16 / sizeof(T), H = F::H;
+  const int w = (int)(tl.g * tl.s), tpr = (w + V - 1) / V, lanes = blockDim.x / tpr;
+  const int lane = threadIdx.x / tpr, j = (threadIdx.x - lane * tpr) * V;
+  const i64 len = tl.c * tl.s, q = grp * w + j;  // a row's values; the first held
+  const int m = (int)bn_min(V, bn_min(w, len - grp * w) - j);
+  if (lane >= lanes || m <= 0) return;
+  i64 ch[V], c = q / tl.s, k = q - c * tl.s;  // position q is value k of channel c
+#pragma unroll
+  for (int p = 0; p < V; ++p) {
+    ch[p] = c;
+    if (p + 1 < m && ++k == tl.s) { k = 0; ++c; }
+  }
+  f.cols(ch, m);
+  vec = vec && m == V && len % V == 0 && q % V == 0;  // whole aligned packs
+  const i64 n1 = bn_min(tl.n, (r + 1) * tl.chunk), di = lanes * len;
+  for (i64 n = r * tl.chunk + lane; n < n1; n += H * lanes) {
+    if (m == V && n + (H - 1) * lanes < n1) {
+      f.template rows<H>(n, lanes, n * len + q, di, V, vec);
+      continue;
+    }
+    for (i64 k = n; k < bn_min(n1, n + H * lanes); k += lanes) {
+      f.template rows<1>(k, lanes, k * len + q, di, m, vec);
     }
   }
+}
+
+// TILE: the tiling has g > 1 (bn_tile), else g == 1 (bn_walk).
+template <class T, bool TILE, class F>
+__device__ void bn_visit(const bn_tiling& tl, i64 task, bool vec, F& f) {
+  constexpr int V = 16 / sizeof(T);
+  const i64 grp = task / tl.n_chunks, r = task - grp * tl.n_chunks, t = threadIdx.x;
+  if (TILE) {
+    bn_tile<T>(tl, grp, r, vec, f);
+    return;
+  }
+  const i64 k0 = r * tl.chunk, k1 = bn_min(tl.n * tl.s, k0 + tl.chunk);
+  if (tl.s % V == 0 && tl.chunk % V == 0) bn_walk<V>(tl, grp, k0 + t * V, k1, vec, f);
+  else bn_walk<1>(tl, grp, k0 + t, k1, false, f);
 }
 
 // Group norm's statistic view: x as (1, n * groups, k), statistic st (sample, group) the
@@ -215,15 +267,22 @@ __device__ __forceinline__ bn_sums<T> bn_shfl_down(bn_sums<T> v, int d) {
   return v;
 }
 
+template <int K, class A>
+__device__ __forceinline__ void bn_empty(A (&a)[K]) {
+#pragma unroll
+  for (int k = 0; k < K; ++k) a[k] = A::empty();
+}
+
 // ---- fixed-order merges within a block ------------------------------------------------------
-// One accumulator slot per thread (HF_BN_BLOCK threads).
-template <class A>
+// K accumulator slots per thread (HF_BN_BLOCK threads): one scratch per kernel, so every
+// block merge of a kernel takes the K of its tiles (bn_tile: K = V).
+template <class A, int K = 1>
 __device__ __forceinline__ A* bn_scratch() {
-  __shared__ __align__(16) unsigned char raw[HF_BN_BLOCK * sizeof(A)];
+  __shared__ __align__(16) unsigned char raw[HF_BN_BLOCK * K * sizeof(A)];
   return reinterpret_cast<A*>(raw);
 }
 
-// Called by a whole warp: merges slots e = 0 .. count - 1, slot e being thread
+// Called by a whole warp: merges slots e = 0 .. count - 1, slot e being
 // (e / run) * stride + first + e % run, lane-strided and then by a shuffle tree.
 // The result is in lane 0.
 template <class A>
@@ -238,9 +297,9 @@ __device__ A bn_merge_slots(const A* slot, i64 count, i64 run, i64 stride, i64 f
 }
 
 // Every thread passes its accumulator; thread 0 gets the block's merge.
-template <class A>
+template <int K = 1, class A>
 __device__ A bn_block_merge(A mine) {
-  A* slot = bn_scratch<A>();
+  A* slot = bn_scratch<A, K>();
   __syncthreads();  // the previous task's readers are done
   slot[threadIdx.x] = mine;
   __syncthreads();
@@ -248,23 +307,26 @@ __device__ A bn_block_merge(A mine) {
   return mine;
 }
 
-// After bn_visit of a task of group grp: the merge of each of its channels' threads goes
-// to put(channel, merged), called by thread 0 (g == 1) or by lane 0 of a warp per channel.
-template <class A, class P>
-__device__ void bn_task_merge(const bn_tiling& tl, i64 grp, A mine, const P& put) {
+// After bn_visit of a task of group grp, with the thread's K accumulators (g == 1: the
+// first; tiles: one per position held): the merge of each of its channels' goes to
+// put(channel, merged), called by thread 0 (g == 1) or by lane 0 of a warp per channel,
+// which merges the channel's positions of every lane, lane by lane.
+template <int K, class A, class P>
+__device__ void bn_task_merge(const bn_tiling& tl, i64 grp, const A (&mine)[K], const P& put) {
   if (tl.g == 1) {
-    mine = bn_block_merge(mine);
-    if (threadIdx.x == 0) put(grp, mine);
+    const A a = bn_block_merge<K>(mine[0]);
+    if (threadIdx.x == 0) put(grp, a);
     return;
   }
-  A* slot = bn_scratch<A>();
+  A* slot = bn_scratch<A, K>();  // position j of lane l: slot l * span + j (bn_tile)
   __syncthreads();
-  slot[threadIdx.x] = mine;
+#pragma unroll
+  for (int k = 0; k < K; ++k) slot[threadIdx.x * K + k] = mine[k];
   __syncthreads();
   const int ws = warpSize, lane = threadIdx.x % ws;
-  const i64 w = tl.g * tl.s, lanes = blockDim.x / w;
+  const i64 span = (tl.g * tl.s + K - 1) / K * K, lanes = blockDim.x / (span / K);
   for (i64 j = threadIdx.x / ws; j < tl.g && grp * tl.g + j < tl.c; j += blockDim.x / ws) {
-    const A v = bn_merge_slots(slot, lanes * tl.s, tl.s, w, j * tl.s);
+    const A v = bn_merge_slots(slot, lanes * tl.s, tl.s, span, j * tl.s);
     if (lane == 0) put(grp * tl.g + j, v);
   }
 }
@@ -305,8 +367,8 @@ __device__ bool bn_last_done(unsigned* counter, i64 n) {
 // the whole block (chunk r in thread r % blockDim.x, then bn_block_merge) -- both the
 // order of the finish kernel this replaced; for several channels, tpc lanes per channel
 // (chunk r in lane r % tpc, a power of two <= 32 that divides every warp size) merged
-// by a shuffle tree.
-template <class A, class E>
+// by a shuffle tree. K: the kernel's scratch (bn_scratch).
+template <int K = 1, class A, class E>
 __device__ void bn_finish_group(const A* part, i64 c0, i64 nc, i64 n_chunks, const E& emit) {
   if (n_chunks <= HF_BN_FEW) {
     for (i64 j = threadIdx.x; j < nc; j += blockDim.x) {
@@ -321,7 +383,7 @@ __device__ void bn_finish_group(const A* part, i64 c0, i64 nc, i64 n_chunks, con
     const A* p = part + c0 * n_chunks;
     A a = A::empty();
     for (i64 r = threadIdx.x; r < n_chunks; r += blockDim.x) a = bn_merge(a, p[r]);
-    a = bn_block_merge(a);
+    a = bn_block_merge<K>(a);
     if (threadIdx.x == 0) emit(c0, a);
     return;
   }
@@ -337,6 +399,19 @@ __device__ void bn_finish_group(const A* part, i64 c0, i64 nc, i64 n_chunks, con
     }
     for (int o = tpc >> 1; o > 0; o >>= 1) a = bn_merge(a, bn_shfl_down(a, o));
     if (sub == 0 && j < nc) emit(c0 + j, a);
+  }
+}
+
+// The end of a task of a chunked split (n_chunks > 1) with the thread's accumulators:
+// the task's (channel, chunk r) partials go to part, and the last task of group grp to
+// take its ticket merges the group's (emit).
+template <int K, class A, class E>
+__device__ void bn_store_or_finish(const bn_tiling& tl, i64 grp, i64 r, const A (&mine)[K],
+                                   A* part, unsigned* count, const E& emit) {
+  const bn_put<A> put = {part, tl.n_chunks, r};
+  bn_task_merge(tl, grp, mine, put);
+  if (bn_last_done(count + grp, tl.n_chunks)) {
+    bn_finish_group<K>(part, grp * tl.g, bn_min(tl.g, tl.c - grp * tl.g), tl.n_chunks, emit);
   }
 }
 
@@ -357,57 +432,148 @@ struct bn_stat_cache {
   }
 };
 
+// Tiles (bn_tile): a functor keeps what it needs of each position it holds in arrays of
+// V = 16 / sizeof(T) (position p of the thread's; g == 1: [0]), loaded by cols (batch norm,
+// whose statistic is the channel: stat_n == 0, cg == 1) or per row (group norm: the
+// statistic moves with the row).
+
+// Moments per position: mean, m2 and one count n, the same for every position (each is
+// merged with the same number of values at a time), so a merge divides once for all.
 template <class T>
 struct bn_stats_op {
+  static constexpr int H = HF_BN_HOLD;
   const T* x;
-  bn_moments<T> acc;
+  T mean[16 / sizeof(T)], m2[16 / sizeof(T)];
+  i64 n;
+  __device__ void clear() {
+    const bn_moments<T> e = bn_moments<T>::empty();
+#pragma unroll
+    for (int p = 0; p < 16 / (int)sizeof(T); ++p) { mean[p] = e.mean; m2[p] = e.m2; }
+    n = e.n;
+  }
+  __device__ bn_moments<T> get(int p) const {
+    bn_moments<T> a;
+    a.mean = mean[p];
+    a.m2 = m2[p];
+    a.n = n;
+    return a;
+  }
+  __device__ void put(int p, const bn_moments<T>& a) {
+    mean[p] = a.mean;
+    m2[p] = a.m2;
+  }
   __device__ void row(i64, i64) {}
   template <int V> __device__ void at(i64 i, bool vec) {
     T v[V];
     bn_load<V>(x, i, vec, v);
-    acc = bn_merge(acc, bn_moments_of<V>(v));
+    put(0, bn_merge(get(0), bn_moments_of<V>(v)));
+    n += V;
+  }
+  __device__ void cols(const i64 (&)[16 / sizeof(T)], int) {}
+  // each position's H values: their moments (two passes over registers), then one merge
+  template <int H_> __device__ void rows(i64, i64, i64 i, i64 di, int m, bool vec) {
+    constexpr int V = 16 / sizeof(T);
+    T v[H_][V];
+    bn_load_rows(x, i, di, m, vec, v);
+#pragma unroll
+    for (int p = 0; p < V; ++p) {
+      if (p >= m) continue;
+      bn_moments<T> b;
+      T sum = v[0][p];
+#pragma unroll
+      for (int h = 1; h < H_; ++h) sum += v[h][p];
+      b.mean = sum / T(H_);  // H_ is a power of two: exact
+      b.m2 = T(0);
+#pragma unroll
+      for (int h = 0; h < H_; ++h) b.m2 += (v[h][p] - b.mean) * (v[h][p] - b.mean);
+      b.n = H_;
+      put(p, bn_merge(get(p), b));
+    }
+    n += H_;
   }
 };
 
-// y = (x - mean) * (invstd * gamma) + beta
-template <class T, bool FROM_VAR>
+// y = (x - mean) * (invstd * gamma) + beta; GN: group norm (in tiles, statistics per row)
+template <class T, bool FROM_VAR, bool GN>
 struct bn_apply_op {
+  static constexpr int H = HF_BN_HOLD;
   const T *x, *mean, *istd, *gamma, *beta;
   T* y;
-  T eps, mu, k, b;
+  T eps;
+  T mu[16 / sizeof(T)], k[16 / sizeof(T)], b[16 / sizeof(T)], gm[16 / sizeof(T)];
+  i64 cq[16 / sizeof(T)];
   bn_stat_cache at_;
+  __device__ void set(int p, i64 si) {
+    mu[p] = mean[si];
+    k[p] = bn_invstd<FROM_VAR>(istd[si], eps) * gm[p];
+  }
   __device__ void row(i64 n, i64 c) {
     i64 si;
     if (at_.moved(n, c, si)) {
-      mu = mean[si];
-      k = bn_invstd<FROM_VAR>(istd[si], eps) * gamma[c];
-      b = beta[c];
+      gm[0] = gamma[c];
+      b[0] = beta[c];
+      set(0, si);
     }
   }
   template <int V> __device__ void at(i64 i, bool vec) {
     T v[V];
     bn_load<V>(x, i, vec, v);
 #pragma unroll
-    for (int q = 0; q < V; ++q) v[q] = (v[q] - mu) * k + b;
+    for (int q = 0; q < V; ++q) v[q] = (v[q] - mu[0]) * k[0] + b[0];
     bn_store<V>(y, i, vec, v);
+  }
+  __device__ void cols(const i64 (&ch)[16 / sizeof(T)], int m) {
+#pragma unroll
+    for (int p = 0; p < 16 / (int)sizeof(T); ++p) {
+      if (p >= m) continue;
+      gm[p] = gamma[ch[p]];
+      b[p] = beta[ch[p]];
+      if (GN) cq[p] = ch[p] / at_.cg;
+      else set(p, ch[p]);
+    }
+  }
+  template <int H_> __device__ void rows(i64 n, i64 dn, i64 i, i64 di, int m, bool vec) {
+    constexpr int V = 16 / sizeof(T);
+    T v[H_][V];
+    bn_load_rows(x, i, di, m, vec, v);
+#pragma unroll
+    for (int h = 0; h < H_; ++h) {
+#pragma unroll
+      for (int p = 0; p < V; ++p) {
+        if (GN && p < m) set(p, (n + h * dn) * at_.stat_n + cq[p]);
+        v[h][p] = (v[h][p] - mu[p]) * k[p] + b[p];
+      }
+    }
+    bn_store_rows(y, i, di, m, vec, v);
   }
 };
 
-// Sums of g and g * xhat, xhat = (x - mean) * invstd. EVAL (running statistics, invstd
-// from var + eps) also writes dx = g * (gamma * invstd): batch_norm_eval_backward's one pass.
-template <class T, bool EVAL>
+// Sums of g and g * xhat, xhat = (x - mean) * invstd:
+//   BN_TRAIN  batch norm;
+//   BN_EVAL   running statistics (invstd from var + eps); also writes dx = g * (gamma *
+//             invstd): batch_norm_eval_backward's one pass;
+//   GN_COLS   group norm's dgamma, dbeta (statistics per (sample, group): in tiles, per row).
+enum { BN_TRAIN = 0, BN_EVAL = 1, GN_COLS = 2 };
+template <class T, int MODE>
 struct bn_grad_op {
+  static constexpr int H = HF_BN_HOLD / 2;  // two operands
+  static constexpr bool EVAL = MODE == BN_EVAL;
   const T *g, *x, *mean, *istd, *gamma;
   T* dx;
-  T eps, mu, is, kdx;
-  bn_sums<T> acc;
+  T eps;
+  T mu[16 / sizeof(T)], is[16 / sizeof(T)], kdx[16 / sizeof(T)];
+  i64 cq[16 / sizeof(T)];
+  bn_sums<T> acc[16 / sizeof(T)];
   bn_stat_cache at_;
+  __device__ void set(int p, i64 si) {
+    mu[p] = mean[si];
+    is[p] = bn_invstd<EVAL>(istd[si], eps);
+  }
   __device__ void row(i64 n, i64 c) {
     i64 si;
     if (at_.moved(n, c, si)) {
-      mu = mean[si];
-      is = bn_invstd<EVAL>(istd[si], eps);
-      if (EVAL) kdx = gamma[c] * is;
+      set(0, si);
+      if (EVAL) kdx[0] = gamma[c] * is[0];
     }
   }
   template <int V> __device__ void at(i64 i, bool vec) {
@@ -416,33 +582,69 @@ struct bn_grad_op {
     bn_load<V>(x, i, vec, xv);
 #pragma unroll
     for (int q = 0; q < V; ++q) {
-      acc.g += gv[q];
-      acc.gx += gv[q] * ((xv[q] - mu) * is);
+      acc[0].g += gv[q];
+      acc[0].gx += gv[q] * ((xv[q] - mu[0]) * is[0]);
     }
     if (EVAL) {
 #pragma unroll
-      for (int q = 0; q < V; ++q) gv[q] *= kdx;
+      for (int q = 0; q < V; ++q) gv[q] *= kdx[0];
       bn_store<V>(dx, i, vec, gv);
     }
+  }
+  __device__ void cols(const i64 (&ch)[16 / sizeof(T)], int m) {
+#pragma unroll
+    for (int p = 0; p < 16 / (int)sizeof(T); ++p) {
+      if (p >= m) continue;
+      if (MODE == GN_COLS) {
+        cq[p] = ch[p] / at_.cg;
+        continue;
+      }
+      set(p, ch[p]);
+      if (EVAL) kdx[p] = gamma[ch[p]] * is[p];
+    }
+  }
+  template <int H_> __device__ void rows(i64 n, i64 dn, i64 i, i64 di, int m, bool vec) {
+    constexpr int V = 16 / sizeof(T);
+    T gv[H_][V], xv[H_][V];
+    bn_load_rows(g, i, di, m, vec, gv);
+    bn_load_rows(x, i, di, m, vec, xv);
+#pragma unroll
+    for (int h = 0; h < H_; ++h) {
+#pragma unroll
+      for (int p = 0; p < V; ++p) {
+        if (p >= m) continue;
+        if (MODE == GN_COLS) set(p, (n + h * dn) * at_.stat_n + cq[p]);
+        acc[p].g += gv[h][p];
+        acc[p].gx += gv[h][p] * ((xv[h][p] - mu[p]) * is[p]);
+        if (EVAL) gv[h][p] *= kdx[p];
+      }
+    }
+    if (EVAL) bn_store_rows(dx, i, di, m, vec, gv);
   }
 };
 
 // dx = invstd * (gamma * g - u - xhat * v): u, v are the means of gamma * g and
-// gamma * g * xhat over the values of each statistic.
-template <class T>
+// gamma * g * xhat over the values of each statistic; GN: group norm (in tiles, per row).
+template <class T, bool GN>
 struct bn_dx_op {
+  static constexpr int H = HF_BN_HOLD / 2;  // two operands
   const T *g, *x, *mean, *istd, *gamma, *u, *v;
   T* dx;
-  T mu, is, gm, uu, vv;
+  T mu[16 / sizeof(T)], is[16 / sizeof(T)], gm[16 / sizeof(T)], uu[16 / sizeof(T)],
+      vv[16 / sizeof(T)];
+  i64 cq[16 / sizeof(T)];
   bn_stat_cache at_;
+  __device__ void set(int p, i64 si) {
+    mu[p] = mean[si];
+    is[p] = istd[si];
+    uu[p] = u[si];
+    vv[p] = v[si];
+  }
   __device__ void row(i64 n, i64 c) {
     i64 si;
     if (at_.moved(n, c, si)) {
-      mu = mean[si];
-      is = istd[si];
-      gm = gamma[c];
-      uu = u[si];
-      vv = v[si];
+      set(0, si);
+      gm[0] = gamma[c];
     }
   }
   template <int V> __device__ void at(i64 i, bool vec) {
@@ -450,8 +652,33 @@ struct bn_dx_op {
     bn_load<V>(g, i, vec, gv);
     bn_load<V>(x, i, vec, xv);
 #pragma unroll
-    for (int q = 0; q < V; ++q) gv[q] = is * (gm * gv[q] - uu - (xv[q] - mu) * is * vv);
+    for (int q = 0; q < V; ++q)
+      gv[q] = is[0] * (gm[0] * gv[q] - uu[0] - (xv[q] - mu[0]) * is[0] * vv[0]);
     bn_store<V>(dx, i, vec, gv);
+  }
+  __device__ void cols(const i64 (&ch)[16 / sizeof(T)], int m) {
+#pragma unroll
+    for (int p = 0; p < 16 / (int)sizeof(T); ++p) {
+      if (p >= m) continue;
+      gm[p] = gamma[ch[p]];
+      if (GN) cq[p] = ch[p] / at_.cg;
+      else set(p, ch[p]);
+    }
+  }
+  template <int H_> __device__ void rows(i64 n, i64 dn, i64 i, i64 di, int m, bool vec) {
+    constexpr int V = 16 / sizeof(T);
+    T gv[H_][V], xv[H_][V];
+    bn_load_rows(g, i, di, m, vec, gv);
+    bn_load_rows(x, i, di, m, vec, xv);
+#pragma unroll
+    for (int h = 0; h < H_; ++h) {
+#pragma unroll
+      for (int p = 0; p < V; ++p) {
+        if (GN && p < m) set(p, (n + h * dn) * at_.stat_n + cq[p]);
+        gv[h][p] = is[p] * (gm[p] * gv[h][p] - uu[p] - (xv[h][p] - mu[p]) * is[p] * vv[p]);
+      }
+    }
+    bn_store_rows(dx, i, di, m, vec, gv);
   }
 };
 
@@ -486,7 +713,7 @@ struct gn_sums_op {
   const T *g, *x, *gamma;
   T mu, rs, gm;
   i64 ch_at;
-  bn_sums<T> acc;
+  bn_sums<T> acc[1];  // (g == 1)
   __device__ void row(i64, i64 ch) {
     if (ch != ch_at) { ch_at = ch; gm = gamma[ch]; }
   }
@@ -497,8 +724,8 @@ struct gn_sums_op {
 #pragma unroll
     for (int q = 0; q < V; ++q) {
       const T h = gm * gv[q];
-      acc.g += h;
-      acc.gx += h * ((xv[q] - mu) * rs);
+      acc[0].g += h;
+      acc[0].gx += h * ((xv[q] - mu) * rs);
     }
   }
 };
@@ -578,15 +805,22 @@ struct gn_uv_emit {
 // ---- the kernels (blockDim.x == HF_BN_BLOCK) -------------------------------------------------
 // ONE: every statistic is one chunk (tl.n_chunks == 1), so its block finishes it and goes
 // on; else the partials go to part and the groups' ticket counters are count (null with
-// ONE). Two instances rather than a run-time branch: each keeps to the registers of its
-// own path (the chunked one reads large inputs, where occupancy counts).
+// ONE). TILE: the split has g > 1 (bn_visit). Two instances each rather than run-time
+// branches: each keeps to the registers of its own path (the chunked one reads large
+// inputs, where occupancy counts; tiles hold many values in registers).
+
+// Accumulators a thread holds after bn_visit, one per position (bn_task_merge): the
+// kernel's scratch has as many slots per thread.
+template <class T, bool TILE>
+__device__ constexpr int bn_held() { return TILE ? 16 / sizeof(T) : 1; }
 
 // Statistics of x, finished in the launch (bn_stats_emit: mean, invstd, var and the
 // running statistics when rm is not null). With ONE the block also writes
 // y = (x - mean) * (invstd * gamma) + beta over its values; else bn_apply does, in a
 // second launch.
-// GN: group norm (x and tl in the statistic view, see gn_visit); else batch norm.
-template <class T, bool GN, bool ONE>
+// GN: group norm (x and tl in the statistic view, see gn_visit: never TILE); else batch
+// norm.
+template <class T, bool GN, bool ONE, bool TILE>
 __global__ void bn_stats(const T* __restrict__ x, bn_tiling tl, bool vec,
                          bn_moments<T>* __restrict__ part, unsigned* __restrict__ count, T eps,
                          T* mean, T* invstd, T* var, T* rm, T* rv, T keep, T take, T corr,
@@ -598,17 +832,16 @@ __global__ void bn_stats(const T* __restrict__ x, bn_tiling tl, bool vec,
     const i64 grp = task / tl.n_chunks, r = task - grp * tl.n_chunks;
     bn_stats_op<T> f;
     f.x = x;
-    f.acc = bn_moments<T>::empty();
-    bn_visit<T>(tl, task, vec, f);
+    f.clear();
+    bn_visit<T, TILE>(tl, task, vec, f);
+    bn_moments<T> acc[bn_held<T, TILE>()];
+#pragma unroll
+    for (int p = 0; p < bn_held<T, TILE>(); ++p) acc[p] = f.get(p);
     if (!ONE) {
-      const bn_put<bn_moments<T> > put = {part, tl.n_chunks, r};
-      bn_task_merge(tl, grp, f.acc, put);
-      if (bn_last_done(count + grp, tl.n_chunks)) {
-        bn_finish_group(part, grp * tl.g, bn_min(tl.g, tl.c - grp * tl.g), tl.n_chunks, emit);
-      }
+      bn_store_or_finish(tl, grp, r, acc, part, count, emit);
       continue;
     }
-    bn_task_merge(tl, grp, f.acc, emit);
+    bn_task_merge(tl, grp, acc, emit);
     __syncthreads();  // the task's statistics (global memory) are seen by the whole block
     if (GN) {
       gn_apply_op<T> a;
@@ -617,17 +850,18 @@ __global__ void bn_stats(const T* __restrict__ x, bn_tiling tl, bool vec,
       a.mu = mean[grp]; a.rs = invstd[grp]; a.ch_at = -1;
       gn_visit<T>(tl, s, task, vec, a);
     } else {
-      bn_apply_op<T, false> a;
+      bn_apply_op<T, false, false> a;
       a.x = x; a.y = y; a.mean = mean; a.istd = invstd; a.gamma = gamma; a.beta = beta;
       a.eps = T(0);
       a.at_.init(0, 1);
-      bn_visit<T>(tl, task, vec, a);
+      bn_visit<T, TILE>(tl, task, vec, a);
     }
   }
 }
 
-// y = (x - mean) * (invstd * gamma) + beta (FROM_VAR: `istd` holds variances).
-template <class T, bool FROM_VAR>
+// y = (x - mean) * (invstd * gamma) + beta (FROM_VAR: `istd` holds variances; GN: group
+// norm, statistics per (sample, group): stat_n, cg).
+template <class T, bool FROM_VAR, bool GN, bool TILE>
 __global__ void bn_apply(const T* __restrict__ x, T* __restrict__ y, bn_tiling tl, bool vec,
                          const T* __restrict__ mean, const T* __restrict__ istd,
                          const T* __restrict__ gamma, const T* __restrict__ beta, i64 stat_n,
@@ -635,20 +869,17 @@ __global__ void bn_apply(const T* __restrict__ x, T* __restrict__ y, bn_tiling t
   const i64 n_tasks = bn_n_tasks(tl);
   for (i64 b = blockIdx.x; b < n_tasks; b += gridDim.x) {
     const i64 task = n_tasks - 1 - b;  // backwards: the statistics pass left the end in cache
-    bn_apply_op<T, FROM_VAR> f;
+    bn_apply_op<T, FROM_VAR, GN> f;
     f.x = x; f.y = y; f.mean = mean; f.istd = istd; f.gamma = gamma; f.beta = beta; f.eps = eps;
     f.at_.init(stat_n, cg);
-    bn_visit<T>(tl, task, vec, f);
+    bn_visit<T, TILE>(tl, task, vec, f);
   }
 }
 
-// Sums of g and g * xhat per channel, finished in the launch:
-//   BN_TRAIN  batch norm: dgamma, dbeta, and u, v of dx; with ONE the block then writes dx
-//             over its values (else bn_dx does, in a second launch);
-//   BN_EVAL   running statistics (invstd from var + eps): dx in the sums' own pass;
-//   GN_COLS   group norm's dgamma, dbeta (statistics per (sample, group): stat_n, cg).
-enum { BN_TRAIN = 0, BN_EVAL = 1, GN_COLS = 2 };
-template <class T, int MODE, bool ONE>
+// Sums of g and g * xhat per channel (bn_grad_op), finished in the launch: dgamma, dbeta,
+// and with BN_TRAIN u, v of dx; with BN_TRAIN and ONE the block then writes dx over its
+// values (else bn_dx does, in a second launch). GN_COLS: stat_n, cg as bn_apply's.
+template <class T, int MODE, bool ONE, bool TILE>
 __global__ void bn_grad(const T* __restrict__ g, const T* __restrict__ x, bn_tiling tl,
                         bool vec, const T* __restrict__ mean, const T* __restrict__ istd,
                         const T* __restrict__ gamma, i64 stat_n, i64 cg, T eps,
@@ -659,27 +890,26 @@ __global__ void bn_grad(const T* __restrict__ g, const T* __restrict__ x, bn_til
   const i64 n_tasks = bn_n_tasks(tl);
   for (i64 task = blockIdx.x; task < n_tasks; task += gridDim.x) {
     const i64 grp = task / tl.n_chunks, r = task - grp * tl.n_chunks;
-    bn_grad_op<T, MODE == BN_EVAL> f;
+    bn_grad_op<T, MODE> f;
     f.g = g; f.x = x; f.mean = mean; f.istd = istd; f.gamma = gamma; f.eps = eps; f.dx = dx;
-    f.acc = bn_sums<T>::empty();
+    bn_empty(f.acc);
     f.at_.init(stat_n, cg);
-    bn_visit<T>(tl, task, vec, f);
+    bn_visit<T, TILE>(tl, task, vec, f);
+    bn_sums<T> acc[bn_held<T, TILE>()];
+#pragma unroll
+    for (int p = 0; p < bn_held<T, TILE>(); ++p) acc[p] = f.acc[p];
     if (!ONE) {
-      const bn_put<bn_sums<T> > put = {part, tl.n_chunks, r};
-      bn_task_merge(tl, grp, f.acc, put);
-      if (bn_last_done(count + grp, tl.n_chunks)) {
-        bn_finish_group(part, grp * tl.g, bn_min(tl.g, tl.c - grp * tl.g), tl.n_chunks, emit);
-      }
+      bn_store_or_finish(tl, grp, r, acc, part, count, emit);
       continue;
     }
-    bn_task_merge(tl, grp, f.acc, emit);
+    bn_task_merge(tl, grp, acc, emit);
     if (MODE == BN_TRAIN) {
       __syncthreads();  // the task's u, v (global memory) are seen by the whole block
-      bn_dx_op<T> d;
+      bn_dx_op<T, false> d;
       d.g = g; d.x = x; d.mean = mean; d.istd = istd; d.gamma = gamma; d.u = u; d.v = v;
       d.dx = dx;
       d.at_.init(0, 1);
-      bn_visit<T>(tl, task, vec, d);
+      bn_visit<T, TILE>(tl, task, vec, d);
     }
   }
 }
@@ -700,12 +930,10 @@ __global__ void gn_grad(const T* __restrict__ g, const T* __restrict__ x, bn_til
     const T* gm = gamma + st % groups * cg;
     gn_sums_op<T> f;
     f.g = g; f.x = x; f.gamma = gm; f.mu = mean[st]; f.rs = rstd[st]; f.ch_at = -1;
-    f.acc = bn_sums<T>::empty();
+    bn_empty(f.acc);
     gn_visit<T>(tl, s, task, vec, f);
-    if (!ONE) {
-      const bn_put<bn_sums<T> > put = {part, tl.n_chunks, r};
-      bn_task_merge(tl, st, f.acc, put);
-      if (bn_last_done(count + st, tl.n_chunks)) bn_finish_group(part, st, 1, tl.n_chunks, emit);
+    if (!ONE) {  // (tl.g == 1, tl.c the statistics: group st is statistic st)
+      bn_store_or_finish(tl, st, r, f.acc, part, count, emit);
       continue;
     }
     bn_task_merge(tl, st, f.acc, emit);
@@ -855,8 +1083,8 @@ gn_grad_rows(const T* __restrict__ g, const T* __restrict__ x, gn_rows_tiling tl
   }
 }
 
-// dx of the training norms (see bn_dx_op).
-template <class T>
+// dx of the training norms (see bn_dx_op; GN: as bn_apply's).
+template <class T, bool GN, bool TILE>
 __global__ void bn_dx(const T* __restrict__ g, const T* __restrict__ x, bn_tiling tl, bool vec,
                       const T* __restrict__ mean, const T* __restrict__ istd,
                       const T* __restrict__ gamma, const T* __restrict__ u,
@@ -864,10 +1092,10 @@ __global__ void bn_dx(const T* __restrict__ g, const T* __restrict__ x, bn_tilin
   const i64 n_tasks = bn_n_tasks(tl);
   for (i64 b = blockIdx.x; b < n_tasks; b += gridDim.x) {
     const i64 task = n_tasks - 1 - b;  // backwards, as bn_apply
-    bn_dx_op<T> f;
+    bn_dx_op<T, GN> f;
     f.g = g; f.x = x; f.mean = mean; f.istd = istd; f.gamma = gamma; f.u = u; f.v = v; f.dx = dx;
     f.at_.init(stat_n, cg);
-    bn_visit<T>(tl, task, vec, f);
+    bn_visit<T, TILE>(tl, task, vec, f);
   }
 }
 

@@ -1,6 +1,8 @@
 """Name expressions and the work split of ``fused_batchnorm.cuh`` (pure Python, no CuPy)."""
 from __future__ import annotations
 
+from math import gcd
+
 import numpy as np
 
 from . import ctype
@@ -13,7 +15,8 @@ ONE_CHUNK = 16384   # a statistic of at most this many values (64 per thread) is
                     # its block finishes it and normalises in the same launch
 TASKS = 1024        # tasks (blocks) to aim for: a few per CU/SM on the largest GPUs
 ROW = 32            # rows at least this long: one channel per task (bn_visit) ...
-WIDE = 32           # ... else g channels per task, g * s <= WIDE when that makes chunks
+LINE = 128          # ... else tiles of g channels, g * s values of a row about this many bytes
+HOLD = 8            # HF_BN_HOLD: rows of a tile a thread holds at a time (of one operand)
 FEW = 32            # HF_BN_FEW: statistics of at most this many chunks: one thread's finish
 SLOTS = 8           # HF_BN_SLOTS: values a team lane holds (gn_team_*)
 TEAM_M = (1, 2, 4, 8)  # the gn_team_* instances: values per lane and statistic
@@ -39,14 +42,6 @@ def _want(groups: int, values: int) -> int:
     return max(1, min(_cdiv(TASKS, groups), values // MIN_CHUNK))
 
 
-def _rows(n: int, c: int, s: int, g: int):
-    """g channels per task, chunks of rows: (groups, chunk, n_chunks)."""
-    groups = _cdiv(c, g)
-    want = _want(groups, n * g * s)
-    chunk = _cdiv(n, want)
-    return groups, chunk, _cdiv(n, chunk)
-
-
 def tiling(n: int, c: int, s: int, itemsize: int):
     """Cut x viewed as (n, c, s), n * c * s > 0, into tasks for bn_visit (see the .cuh):
     returns (the hf::bn_tiling fields as a dict, the number of tasks). The split depends on
@@ -61,16 +56,27 @@ def tiling(n: int, c: int, s: int, itemsize: int):
         if s % v == 0:  # keep chunks packed (multiples of V)
             chunk = _cdiv(chunk, v) * v
         n_chunks = _cdiv(values, chunk)
-    else:  # g >= 2 channels per task, chunks of rows
-        g = min(c, BLOCK // s)
-        groups, chunk, n_chunks = _rows(n, c, s, g)
-        if n_chunks > 1 and g * s > WIDE:
-            # several chunks: fewer channels per task, so that the last task of a group,
-            # which merges g * n_chunks partials (bn_finish_group), has little to do
-            g = min(c, max(2, WIDE // s))
-            groups, chunk, n_chunks = _rows(n, c, s, g)
+    else:  # tiles of g >= 2 channels, chunks of rows
+        g = tile_channels(c, s, itemsize)
+        groups = _cdiv(c, g)
+        want = _want(groups, n * g * s)
+        chunk = _cdiv(n, want)
+        if want > 1:  # whole steps of the block (lanes rows side by side, HOLD each)
+            step = BLOCK // _cdiv(g * s, v) * HOLD
+            chunk = _cdiv(chunk, step) * step
+        n_chunks = _cdiv(n, chunk)
     fields = dict(n=n, c=c, s=s, g=g, chunk=chunk, n_chunks=n_chunks)
     return fields, groups * n_chunks
+
+
+def tile_channels(c: int, s: int, itemsize: int) -> int:
+    """g of a tile (2 <= c, s <= BLOCK / 2): rows of about LINE bytes, at least two channels,
+    g * s a multiple of V (each tile's rows start on a 16-byte boundary of packed rows)
+    unless the tile is every channel."""
+    v = 16 // itemsize
+    g = max(2, _cdiv(LINE // itemsize, s))
+    unit = v // gcd(s, v)
+    return min(c, _cdiv(g, unit) * unit)
 
 
 def stats_view(n: int, c: int, s: int, groups: int):
@@ -144,19 +150,19 @@ def _b(flag: bool) -> str:
     return "true" if flag else "false"
 
 
-def stats_expr(dt, gn: bool, one: bool) -> str:
-    return f"hf::bn_stats<{ctype(dt)}, {_b(gn)}, {_b(one)}>"
+def stats_expr(dt, gn: bool, one: bool, tile: bool) -> str:
+    return f"hf::bn_stats<{ctype(dt)}, {_b(gn)}, {_b(one)}, {_b(tile)}>"
 
 
-def apply_expr(dt, from_var: bool) -> str:
-    return f"hf::bn_apply<{ctype(dt)}, {_b(from_var)}>"
+def apply_expr(dt, from_var: bool, gn: bool, tile: bool) -> str:
+    return f"hf::bn_apply<{ctype(dt)}, {_b(from_var)}, {_b(gn)}, {_b(tile)}>"
 
 
 GRAD_MODES = {"train": 0, "eval": 1, "cols": 2}  # hf::BN_TRAIN, BN_EVAL, GN_COLS
 
 
-def grad_expr(dt, mode: str, one: bool) -> str:
-    return f"hf::bn_grad<{ctype(dt)}, {GRAD_MODES[mode]}, {_b(one)}>"
+def grad_expr(dt, mode: str, one: bool, tile: bool) -> str:
+    return f"hf::bn_grad<{ctype(dt)}, {GRAD_MODES[mode]}, {_b(one)}, {_b(tile)}>"
 
 
 def gn_grad_expr(dt, one: bool) -> str:
@@ -167,8 +173,8 @@ def gn_grad_rows_expr(dt, one: bool) -> str:
     return f"hf::gn_grad_rows<{ctype(dt)}, {_b(one)}>"
 
 
-def dx_expr(dt) -> str:
-    return f"hf::bn_dx<{ctype(dt)}>"
+def dx_expr(dt, gn: bool, tile: bool) -> str:
+    return f"hf::bn_dx<{ctype(dt)}, {_b(gn)}, {_b(tile)}>"
 
 
 def update_running_expr(dt) -> str:
@@ -180,30 +186,37 @@ def team_expr(dt, backward: bool, m: int) -> str:
 
 
 def exprs(dt, topic: str) -> dict:
-    """The kernels of one dtype and topic ("bn": batch norm, "gn": group norm) by a short
-    name; the CuPy backend compiles a topic's kernels together, when first used. The
-    kernels of a statistic's finish come twice: name (chunked) and name + "_one"."""
-    ex = {"apply": apply_expr(dt, False), "dx": dx_expr(dt)}
+    """The kernels of one dtype and topic ("bn": batch norm, "gn": group norm; + "_tile":
+    their kernels that visit x on a split in tiles, g > 1) by a short name; the CuPy
+    backend compiles a topic's kernels together, when first used. The kernels of a
+    statistic's finish come twice: name (chunked) and name + "_one"."""
+    gn, tile = topic.startswith("gn"), topic.endswith("_tile")
+    ex = {"apply": apply_expr(dt, False, gn, tile), "dx": dx_expr(dt, gn, tile)}
     for one, sfx in ((False, ""), (True, "_one")):
-        if topic == "bn":
-            ex.update({"stats" + sfx: stats_expr(dt, False, one),
-                       "grad_train" + sfx: grad_expr(dt, "train", one),
-                       "grad_eval" + sfx: grad_expr(dt, "eval", one)})
+        if gn:
+            ex["grad_cols" + sfx] = grad_expr(dt, "cols", one, tile)
+            if not tile:  # on the statistic view (g == 1)
+                ex.update({"gn_stats" + sfx: stats_expr(dt, True, one, False),
+                           "gn_grad" + sfx: gn_grad_expr(dt, one),
+                           "gn_grad_rows" + sfx: gn_grad_rows_expr(dt, one)})
         else:
-            ex.update({"gn_stats" + sfx: stats_expr(dt, True, one),
-                       "gn_grad" + sfx: gn_grad_expr(dt, one),
-                       "gn_grad_rows" + sfx: gn_grad_rows_expr(dt, one),
-                       "grad_cols" + sfx: grad_expr(dt, "cols", one)})
+            ex.update({"stats" + sfx: stats_expr(dt, False, one, tile),
+                       "grad_train" + sfx: grad_expr(dt, "train", one, tile),
+                       "grad_eval" + sfx: grad_expr(dt, "eval", one, tile)})
+    if not gn:
+        ex["apply_var"] = apply_expr(dt, True, False, tile)
     if topic == "bn":
-        ex.update({"apply_var": apply_expr(dt, True), "update_running": update_running_expr(dt)})
-    else:
+        ex["update_running"] = update_running_expr(dt)
+    if topic == "gn":
         for m in TEAM_M:
             ex[f"gn_team_forward_{m}"] = team_expr(dt, False, m)
             ex[f"gn_team_backward_{m}"] = team_expr(dt, True, m)
     return ex
 
 
-TOPICS = {"bn": "fused_batchnorm", "gn": "fused_batchnorm_gn"}  # topic -> instance group
+# topic -> instance group
+TOPICS = {"bn": "fused_batchnorm", "bn_tile": "fused_batchnorm_tile", "gn": "fused_batchnorm_gn",
+          "gn_tile": "fused_batchnorm_gn_tile"}
 
 
 def instances():

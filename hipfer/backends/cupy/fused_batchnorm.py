@@ -70,18 +70,21 @@ def _counters_for(n: int):
 
 
 class _Split:
-    """One work split of x viewed as (n, c, s) and its launch."""
+    """One work split of x viewed as (n, c, s), the kernels of a topic ("bn", "gn") for
+    it, and its launch."""
 
-    def __init__(self, n, c, s, dt):
+    def __init__(self, n, c, s, dt, topic):
         fields, self.tasks = K.tiling(n, c, s, dt.itemsize)
         self.arg, self.n_chunks = K.tiling_arg(fields), I64(fields["n_chunks"])
         self.one = fields["n_chunks"] == 1  # each statistic one task: finished by its block
         self.g, self.c = fields["g"], c
         self.groups = self.tasks // fields["n_chunks"]
+        self.ks = _kernels(dt, topic + "_tile" if self.g > 1 else topic)
 
-    def kernel(self, ks: dict, name: str):
-        """The kernel called name for this split: its one-chunk instance when that applies."""
-        return ks[name + "_one"] if self.one else ks[name]
+    def kernel(self, name: str):
+        """The finishing kernel called name for this split: its one-chunk instance when that
+        applies."""
+        return self.ks[name + "_one"] if self.one else self.ks[name]
 
     def workspace(self, nbytes: int):
         """(partials, counters) of the last-task finish, or (None, None) when it needs none."""
@@ -97,7 +100,7 @@ class _Split:
 def _batch_norm(desc, dtypes, shapes, outs):
     dt = outs[0][1]
     n, c, s = _ncs(shapes[0])
-    ks, split = _kernels(dt), (_Split(n, c, s, dt) if n * c * s else None)
+    split = _Split(n, c, s, dt, "bn") if n * c * s else None
     running = len(shapes) == 5  # batch_norm_running: + running_mean, running_var
     # (batch_norm_running's infer checked count >= 2)
     corr = dt.type(check_count(n * s) / (n * s - 1)) if running else dt.type(1)
@@ -109,11 +112,11 @@ def _batch_norm(desc, dtypes, shapes, outs):
             return
         vec = _aligned(x, y)
         part, count = split.workspace(K.moments_bytes(dt))
-        split(split.kernel(ks, "stats"), x, split.arg, vec, part, count, eps, mean, invstd, var, rm, rv,
-              keep, take, corr, y, gamma, beta, I64(s), I64(1))
+        split(split.kernel("stats"), x, split.arg, vec, part, count, eps, mean, invstd, var, rm,
+              rv, keep, take, corr, y, gamma, beta, I64(s), I64(1))
         if not split.one:
-            split(ks["apply"], x, y, split.arg, vec, mean, invstd, gamma, beta, I64(0), I64(1),
-                  eps)
+            split(split.ks["apply"], x, y, split.arg, vec, mean, invstd, gamma, beta, I64(0),
+                  I64(1), eps)
 
     if running:
         def run(inputs, out, eps=1e-5, momentum=0.1):
@@ -131,7 +134,7 @@ def _batch_norm(desc, dtypes, shapes, outs):
 def _batch_norm_backward(desc, dtypes, shapes, outs):
     dt = outs[0][1]
     n, c, s = _ncs(shapes[0])
-    ks, split = _kernels(dt), (_Split(n, c, s, dt) if n * c * s else None)
+    split = _Split(n, c, s, dt, "bn") if n * c * s else None
     inv_count = dt.type(1 / (n * s)) if n * s else dt.type(0)
 
     def run(inputs, out):
@@ -145,10 +148,11 @@ def _batch_norm_backward(desc, dtypes, shapes, outs):
         part, count = split.workspace(K.sums_bytes(dt))
         uv = cupy.empty(2 * c, dt)
         u, v = uv[:c], uv[c:]
-        split(split.kernel(ks, "grad_train"), g, x, split.arg, vec, mean, invstd, gamma, I64(0), I64(1),
-              dt.type(0), dx, part, count, dgamma, dbeta, inv_count, u, v)
+        split(split.kernel("grad_train"), g, x, split.arg, vec, mean, invstd, gamma, I64(0),
+              I64(1), dt.type(0), dx, part, count, dgamma, dbeta, inv_count, u, v)
         if not split.one:
-            split(ks["dx"], g, x, split.arg, vec, mean, invstd, gamma, u, v, I64(0), I64(1), dx)
+            split(split.ks["dx"], g, x, split.arg, vec, mean, invstd, gamma, u, v, I64(0), I64(1),
+                  dx)
     return run
 
 
@@ -170,13 +174,13 @@ def _update_running(desc, dtypes, shapes, outs):
 def _batch_norm_eval(desc, dtypes, shapes, outs):
     dt = outs[0][1]
     n, c, s = _ncs(shapes[0])
-    ks, split = _kernels(dt), (_Split(n, c, s, dt) if n * c * s else None)
+    split = _Split(n, c, s, dt, "bn") if n * c * s else None
 
     def run(inputs, out, eps=1e-5):
         eps = dt.type(check_eps(eps))
         if split is not None:
             x, gamma, beta, running_mean, running_var = inputs
-            split(ks["apply_var"], x, out, split.arg, _aligned(x, out), running_mean,
+            split(split.ks["apply_var"], x, out, split.arg, _aligned(x, out), running_mean,
                   running_var, gamma, beta, I64(0), I64(1), eps)
     return run
 
@@ -184,7 +188,7 @@ def _batch_norm_eval(desc, dtypes, shapes, outs):
 def _batch_norm_eval_backward(desc, dtypes, shapes, outs):
     dt = outs[0][1]
     n, c, s = _ncs(shapes[0])
-    ks, split = _kernels(dt), (_Split(n, c, s, dt) if n * c * s else None)
+    split = _Split(n, c, s, dt, "bn") if n * c * s else None
 
     def run(inputs, out, eps=1e-5):
         eps = dt.type(check_eps(eps))
@@ -196,8 +200,9 @@ def _batch_norm_eval_backward(desc, dtypes, shapes, outs):
             return
         part, count = split.workspace(K.sums_bytes(dt))
         # (u, v are not written without UV)
-        split(split.kernel(ks, "grad_eval"), g, x, split.arg, _aligned(g, x, dx), running_mean, running_var,
-              gamma, I64(0), I64(1), eps, dx, part, count, dgamma, dbeta, dt.type(0), None, None)
+        split(split.kernel("grad_eval"), g, x, split.arg, _aligned(g, x, dx), running_mean,
+              running_var, gamma, I64(0), I64(1), eps, dx, part, count, dgamma, dbeta, dt.type(0),
+              None, None)
     return run
 
 
@@ -224,10 +229,10 @@ def _group_norm(desc, dtypes, shapes, outs):
     if stats * k and K.uses_team(k):
         team = _Team(ks, False, stats, k)
     elif stats * k:
-        split_stats = _Split(1, stats, k, dt)  # g == 1: one statistic per task
+        split_stats = _Split(1, stats, k, dt, "gn")  # g == 1: one statistic per task
         assert split_stats.g == 1
         if not split_stats.one:  # normalising in a launch of its own: x as (n, c, s)
-            split = _Split(n, c, s, dt)
+            split = _Split(n, c, s, dt, "gn")
 
     def run(inputs, out, eps=1e-5):
         eps = dt.type(check_eps(eps))
@@ -243,11 +248,11 @@ def _group_norm(desc, dtypes, shapes, outs):
             return
         vec = _aligned(x, y)
         part, count = split_stats.workspace(K.moments_bytes(dt))
-        split_stats(split_stats.kernel(ks, "gn_stats"), x, split_stats.arg, vec, part, count, eps, mean, rstd, None,
+        split_stats(split_stats.kernel("gn_stats"), x, split_stats.arg, vec, part, count, eps, mean, rstd, None,
                     None, None, dt.type(0), dt.type(0), dt.type(1), y, gamma, beta, I64(s),
                     I64(groups))
         if split is not None:
-            split(ks["apply"], x, y, split.arg, vec, mean, rstd, gamma, beta, I64(groups),
+            split(split.ks["apply"], x, y, split.arg, vec, mean, rstd, gamma, beta, I64(groups),
                   I64(c // groups), eps)
     return run
 
@@ -269,17 +274,17 @@ def _group_norm_backward(desc, dtypes, shapes, outs):
         rows = (K.tiling_arg(fields, K.ROWS_TILING), tasks, fields["n_chunks"] == 1,
                 c * n * fields["pieces"], stats * fields["n_chunks"])
         if not rows[2]:
-            split = _Split(n, c, s, dt)
+            split = _Split(n, c, s, dt, "gn")
     elif n * c * s:
         # dgamma, dbeta: sums over (n, s) per channel, with the statistics per (sample, group)
-        cols = _Split(n, c, s, dt)
+        cols = _Split(n, c, s, dt, "gn")
         if K.uses_team(k):
             team = _Team(ks, True, stats, k)
         else:  # u, v per (sample, group) over the statistic view, then dx
-            split_stats = _Split(1, stats, k, dt)
+            split_stats = _Split(1, stats, k, dt, "gn")
             assert split_stats.g == 1
             if not split_stats.one:
-                split = _Split(n, c, s, dt)
+                split = _Split(n, c, s, dt, "gn")
 
     def run(inputs, out):
         g, x, mean, rstd, gamma = inputs
@@ -306,14 +311,14 @@ def _group_norm_backward(desc, dtypes, shapes, outs):
                  np.int32(team.tm), inv_count)
         else:
             part, count = split_stats.workspace(K.sums_bytes(dt))
-            split_stats(split_stats.kernel(ks, "gn_grad"), g, x, split_stats.arg, I64(s),
+            split_stats(split_stats.kernel("gn_grad"), g, x, split_stats.arg, I64(s),
                         I64(groups), vec, mean, rstd, gamma, inv_count, part, count, u, v, dx)
         if split is not None:
-            split(ks["dx"], g, x, split.arg, vec, mean, rstd, gamma, u, v, I64(groups),
+            split(split.ks["dx"], g, x, split.arg, vec, mean, rstd, gamma, u, v, I64(groups),
                   I64(cg), dx)
         if cols is not None:
             part, count = cols.workspace(K.sums_bytes(dt))
-            cols(cols.kernel(ks, "grad_cols"), g, x, cols.arg, _aligned(g, x), mean, rstd,
+            cols(cols.kernel("grad_cols"), g, x, cols.arg, _aligned(g, x), mean, rstd,
                  gamma, I64(groups), I64(cg), dt.type(0), None, part, count, dgamma, dbeta,
                  dt.type(0), None, None)
     return run
