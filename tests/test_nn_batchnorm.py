@@ -511,12 +511,13 @@ TILING_SHAPES = [(1, 1, 1), (3, 5, 7), (1, 4, 300), (3, 2, 515), (16, 2, 1024), 
 
 @pytest.mark.parametrize("shape", TILING_SHAPES)
 @pytest.mark.parametrize("itemsize", [4, 8])
-def test_tiling_covers_every_value_once(shape, itemsize):
-    """bn_visit replayed on the split: each value is taken exactly once, by a thread of its
-    own channel (g == 1) or holding its position (tiles), and chunks are packed whenever
-    rows are."""
+@pytest.mark.parametrize("merge", [True, False])
+def test_tiling_covers_every_value_once(shape, itemsize, merge):
+    """bn_visit replayed on the split (of the merging passes, and of the passes that only
+    map values): each value is taken exactly once, by a thread of its own channel (g == 1)
+    or holding its position (tiles), and chunks are packed whenever rows are."""
     n, c, s = shape
-    f, tasks = K.tiling(n, c, s, itemsize)
+    f, tasks = K.tiling(n, c, s, itemsize, merge)
     v = 16 // itemsize
     seen = np.zeros(n * c * s, np.int64)
     assert tasks == -(-c // f["g"]) * f["n_chunks"] and f["n_chunks"] >= 1

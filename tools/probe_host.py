@@ -30,7 +30,9 @@ def bn_train():
     nn.batch_norm_update_running(RM, RV, mean, var, momentum=0.1, count=16 * 49)
 
 
-cases = {"batch_norm + update_running 16x512x7x7": bn_train,
+cases = {"batch_norm (+ running) 16x512x7x7":
+         lambda: nn.batch_norm(X, GM, BT, running_mean=RM, running_var=RV, momentum=0.1),
+         "batch_norm + update_running 16x512x7x7": bn_train,
          "batch_norm_eval 16x512x7x7": lambda: nn.batch_norm_eval(X, GM, BT, RM, RV),
          "softmax_rows 64x1000": lambda: nn.softmax_rows(XS),
          "conv2d 1x1 32x256x14x14": lambda: nn.conv2d(XC, WC, BC),

@@ -13,7 +13,10 @@ BLOCK = 256         # HF_BN_BLOCK
 MIN_CHUNK = 4096    # values per task at least: 16 per thread
 ONE_CHUNK = 16384   # a statistic of at most this many values (64 per thread) is one task:
                     # its block finishes it and normalises in the same launch
-TASKS = 1024        # tasks (blocks) to aim for: a few per CU/SM on the largest GPUs
+TASKS = 1024        # tasks (blocks) to aim for: a few per CU/SM on the largest GPUs ...
+MERGE_TASKS = 256   # ... but fewer, longer ones for the passes that merge tiles (g > 1):
+                    # a tile task's merge costs about what its loads do (H200: the
+                    # statistics of 8192 x 1024 54 -> 24 us, of 65536 x 64 35 -> 20)
 ROW = 32            # rows at least this long: one channel per task (bn_visit) ...
 LINE = 128          # ... else tiles of g channels, g * s values of a row about this many bytes
 HOLD = 8            # HF_BN_HOLD: rows of a tile a thread holds at a time (of one operand)
@@ -34,18 +37,21 @@ def _cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def _want(groups: int, values: int) -> int:
-    """Chunks for a group's values: one when few (one launch per op), else about TASKS
+def _want(groups: int, values: int, tasks: int = TASKS) -> int:
+    """Chunks for a group's values: one when few (one launch per op), else about `tasks`
     tasks in all, MIN_CHUNK values each at least."""
     if values <= ONE_CHUNK:
         return 1
-    return max(1, min(_cdiv(TASKS, groups), values // MIN_CHUNK))
+    return max(1, min(_cdiv(tasks, groups), values // MIN_CHUNK))
 
 
-def tiling(n: int, c: int, s: int, itemsize: int):
+def tiling(n: int, c: int, s: int, itemsize: int, merge: bool = True):
     """Cut x viewed as (n, c, s), n * c * s > 0, into tasks for bn_visit (see the .cuh):
-    returns (the hf::bn_tiling fields as a dict, the number of tasks). The split depends on
-    the shapes alone, so the order of every sum does too."""
+    returns (the hf::bn_tiling fields as a dict, the number of tasks). merge: the split of
+    the passes that merge statistics or sums (and of every pass when each statistic is one
+    chunk); else of a pass that only maps values (bn_apply, bn_dx after a chunked
+    statistic), which may cut tiles finer. The split depends on the shapes alone, so the
+    order of every sum does too."""
     v = 16 // itemsize
     # one channel per task unless the channel has fewer values than a block has threads,
     # and always for one channel (g == 1 means chunks of values, not rows, in bn_visit)
@@ -59,7 +65,9 @@ def tiling(n: int, c: int, s: int, itemsize: int):
     else:  # tiles of g >= 2 channels, chunks of rows
         g = tile_channels(c, s, itemsize)
         groups = _cdiv(c, g)
-        want = _want(groups, n * g * s)
+        want = _want(groups, n * g * s, MERGE_TASKS)
+        if not merge:
+            want = _want(groups, n * g * s)
         chunk = _cdiv(n, want)
         if want > 1:  # whole steps of the block (lanes rows side by side, HOLD each)
             step = BLOCK // _cdiv(g * s, v) * HOLD

@@ -71,7 +71,9 @@ def _counters_for(n: int):
 
 class _Split:
     """One work split of x viewed as (n, c, s), the kernels of a topic ("bn", "gn") for
-    it, and its launch."""
+    it, and its launches: ``split(kernel, ...)`` for the passes that merge (with
+    ``split.arg``), ``split.each(kernel, ...)`` for a pass that only maps values after a
+    chunked statistic (with ``split.each_arg``: K.tiling's merge=False split)."""
 
     def __init__(self, n, c, s, dt, topic):
         fields, self.tasks = K.tiling(n, c, s, dt.itemsize)
@@ -80,6 +82,8 @@ class _Split:
         self.g, self.c = fields["g"], c
         self.groups = self.tasks // fields["n_chunks"]
         self.ks = _kernels(dt, topic + "_tile" if self.g > 1 else topic)
+        each, self.each_tasks = K.tiling(n, c, s, dt.itemsize, merge=False)
+        self.each_arg = self.arg if each == fields else K.tiling_arg(each)
 
     def kernel(self, name: str):
         """The finishing kernel called name for this split: its one-chunk instance when that
@@ -95,6 +99,9 @@ class _Split:
 
     def __call__(self, kernel, *args):
         kernel((self.tasks,), (K.BLOCK,), args)
+
+    def each(self, kernel, *args):
+        kernel((self.each_tasks,), (K.BLOCK,), args)
 
 
 def _batch_norm(desc, dtypes, shapes, outs):
@@ -115,8 +122,8 @@ def _batch_norm(desc, dtypes, shapes, outs):
         split(split.kernel("stats"), x, split.arg, vec, part, count, eps, mean, invstd, var, rm,
               rv, keep, take, corr, y, gamma, beta, I64(s), I64(1))
         if not split.one:
-            split(split.ks["apply"], x, y, split.arg, vec, mean, invstd, gamma, beta, I64(0),
-                  I64(1), eps)
+            split.each(split.ks["apply"], x, y, split.each_arg, vec, mean, invstd, gamma, beta,
+                       I64(0), I64(1), eps)
 
     if running:
         def run(inputs, out, eps=1e-5, momentum=0.1):
@@ -151,8 +158,8 @@ def _batch_norm_backward(desc, dtypes, shapes, outs):
         split(split.kernel("grad_train"), g, x, split.arg, vec, mean, invstd, gamma, I64(0),
               I64(1), dt.type(0), dx, part, count, dgamma, dbeta, inv_count, u, v)
         if not split.one:
-            split(split.ks["dx"], g, x, split.arg, vec, mean, invstd, gamma, u, v, I64(0), I64(1),
-                  dx)
+            split.each(split.ks["dx"], g, x, split.each_arg, vec, mean, invstd, gamma, u, v, I64(0),
+                       I64(1), dx)
     return run
 
 
@@ -180,8 +187,8 @@ def _batch_norm_eval(desc, dtypes, shapes, outs):
         eps = dt.type(check_eps(eps))
         if split is not None:
             x, gamma, beta, running_mean, running_var = inputs
-            split(split.ks["apply_var"], x, out, split.arg, _aligned(x, out), running_mean,
-                  running_var, gamma, beta, I64(0), I64(1), eps)
+            split.each(split.ks["apply_var"], x, out, split.each_arg, _aligned(x, out),
+                       running_mean, running_var, gamma, beta, I64(0), I64(1), eps)
     return run
 
 
@@ -252,8 +259,8 @@ def _group_norm(desc, dtypes, shapes, outs):
                     None, None, dt.type(0), dt.type(0), dt.type(1), y, gamma, beta, I64(s),
                     I64(groups))
         if split is not None:
-            split(split.ks["apply"], x, y, split.arg, vec, mean, rstd, gamma, beta, I64(groups),
-                  I64(c // groups), eps)
+            split.each(split.ks["apply"], x, y, split.each_arg, vec, mean, rstd, gamma, beta,
+                       I64(groups), I64(c // groups), eps)
     return run
 
 
@@ -314,8 +321,8 @@ def _group_norm_backward(desc, dtypes, shapes, outs):
             split_stats(split_stats.kernel("gn_grad"), g, x, split_stats.arg, I64(s),
                         I64(groups), vec, mean, rstd, gamma, inv_count, part, count, u, v, dx)
         if split is not None:
-            split(split.ks["dx"], g, x, split.arg, vec, mean, rstd, gamma, u, v, I64(groups),
-                  I64(cg), dx)
+            split.each(split.ks["dx"], g, x, split.each_arg, vec, mean, rstd, gamma, u, v,
+                       I64(groups), I64(cg), dx)
         if cols is not None:
             part, count = cols.workspace(K.sums_bytes(dt))
             cols(cols.kernel("grad_cols"), g, x, cols.arg, _aligned(g, x), mean, rstd,
