@@ -14,7 +14,7 @@ FLOATS = [np.float32, np.float64]
 #: on the GPU: sub-warp teams (1, 7, 33), a warp or block per row with the row in
 #: registers (1000, 4097), and rows longer than a block holds: 8200 for the backward ops
 #: with column sums (fused_norm_column_products), 40000 for every op (several tiles)
-COLS = [1, 7, 33, 1000, 4097, 8200, 40000]
+COLS = [1, 7, 33, 1000, 4097, 8200, 20000, 40000]
 
 
 def check(got, ref, dtype, scale=1.0):
@@ -381,15 +381,20 @@ def test_geometry(itemsize, kernel):
     assert v % K.vector_width(itemsize) == 0          # whole 16-byte vectors
     for cols in [0, 1, 7, 8, 9, 33, 256, 257, 1000, 4097, 6000, 8200, 32768, 70001]:
         for rows in (1, 37, 100000):
-            for resident in (None, lambda block, smem: 3):
+            for resident in (None, lambda block, smem, long: 3):
                 g = K.geometry(kernel, rows, cols, itemsize, 132, resident)
+                # twice the values a thread for rows past one tile of the largest team
+                # and within one at twice the values (K.LONG_ROWS), else values()
+                long = kernel in K.LONG_ROWS and K.MAX_TEAMS[kernel] * v < cols
+                long = long and cols <= K.MAX_TEAMS[kernel] * 2 * v
+                assert g.long == long and g.v == (2 * v if long else v)
                 assert (g.tpr & (g.tpr - 1)) == 0 and g.block % 64 == 0
                 assert g.tpr <= 32 or g.block == g.tpr   # a team is a sub-warp or the block
                 teams = g.block // g.tpr
                 assert g.block % g.tpr == 0 and 1 <= g.grid <= -(-rows // teams)  # no idle block
                 if K.FWD_GRID_WAVES.get(kernel) == 0:  # a block per row group
                     assert g.grid == -(-rows // teams)
-                assert g.tiles == max(1, -(-cols // (g.tpr * v)))
+                assert g.tiles == max(1, -(-cols // (g.tpr * g.v)))
                 # the fewest threads that hold the row; more tiles only past the largest team
                 # (logsumexp: past 32 threads, then the fewest that hold it in LSE_TILES)
                 assert g.tpr <= K.MAX_TEAMS[kernel]
@@ -397,7 +402,7 @@ def test_geometry(itemsize, kernel):
                     assert (g.tpr // 2) * v * K.LSE_TILES < cols
                     assert g.tiles <= K.LSE_TILES or g.tpr == K.MAX_TEAMS[kernel]
                 else:
-                    assert g.tpr == 1 or (g.tpr // 2) * v < cols
+                    assert g.tpr == 1 or (g.tpr // 2) * g.v < cols
                     assert g.tiles == 1 or g.tpr == K.MAX_TEAMS[kernel]
                 n_acc = K.N_ACC.get(kernel, 0)
                 assert g.smem == (teams * n_acc * cols * itemsize if teams > 1 else 0)
@@ -413,15 +418,18 @@ def test_instantiation_per_block(dt):
     logsumexp's blocks are at most 256 threads, its one instantiation."""
     compiled = set(K.exprs(dt))
     for kernel in K.VALUES:
-        for cols in (1, 7, 33, 1000, 4097, 8200, 70001):
-            block = K.geometry(kernel, 100000, cols, np.dtype(dt).itemsize, 132).block
-            e = K.expr(kernel, dt, block)
-            assert e in compiled
+        for cols in (1, 7, 33, 1000, 4097, 8200, 20000, 32768, 70001):
+            g = K.geometry(kernel, 100000, cols, np.dtype(dt).itemsize, 132)
+            e = K.expr(kernel, dt, g.block, g.long)
+            assert e in compiled and f", {g.v}" in e
+            block = g.block
             if kernel in K.FORWARD:
                 assert e.endswith(", 256>" if kernel == "logsumexp_rows" or
                                   (kernel == "softmax_rows" and block <= 256) else ", 512>")
     with pytest.raises(ValueError, match="no instantiation"):
         K.expr("logsumexp_rows", dt, 512)
+    with pytest.raises(ValueError, match="no long-row instantiation"):
+        K.expr("logsumexp_rows", dt, 256, long=True)
 
 
 @pytest.mark.parametrize("itemsize", [4, 8])

@@ -34,6 +34,12 @@ MAX_BLOCK = 1024          # HF_NORM_MAX_BLOCK
 FORWARD = ("softmax_rows", "logsumexp_rows", "layer_norm", "rms_norm")
 FWD_BOUNDS = {"softmax_rows": (256, 512), "logsumexp_rows": (256,), "layer_norm": (512,),
               "rms_norm": (512,)}
+#: forward kernels with a second instantiation that holds twice the values a thread, for
+#: rows longer than one tile of MAX_TEAMS threads at VALUES and at most one at twice that
+#: (float32: 16385 to 32768 columns). Such a row stays in registers, read once, instead
+#: of two tiles, the first read twice; it costs registers (up to 128, one 512-thread
+#: block an SM, as the 32-value instantiation at 96 already has)
+LONG_ROWS = ("softmax_rows", "layer_norm", "rms_norm")
 #: the largest team (threads per row; a team wider than 32 is the block) of each row
 #: kernel: the forward ones are compiled for at most 512 threads, so that their rows stay
 #: in registers unspilled; logsumexp for blocks of at most 256 (lse_team_size)
@@ -68,22 +74,28 @@ def vector_width(itemsize: int) -> int:
     return 16 // itemsize
 
 
-def expr(kernel: str, dt, block: int = MAX_BLOCK) -> str:
-    """The instantiation of kernel for dt that launches blocks of `block` threads."""
+def expr(kernel: str, dt, block: int = MAX_BLOCK, long: bool = False) -> str:
+    """The instantiation of kernel for dt that launches blocks of `block` threads (long:
+    LONG_ROWS's, twice the values a thread, blocks of MAX_TEAMS)."""
     dt = np.dtype(dt)
+    v = values(kernel, dt.itemsize) * (2 if long else 1) if kernel in VALUES else 0
+    if long and (kernel not in LONG_ROWS or block > MAX_TEAMS[kernel]):
+        raise ValueError(f"{kernel} has no long-row instantiation for blocks of {block} threads")
     if kernel in FORWARD:
-        bound = min((b for b in FWD_BOUNDS[kernel] if b >= block), default=None)
+        bounds = (MAX_TEAMS[kernel],) if long else FWD_BOUNDS[kernel]
+        bound = min((b for b in bounds if b >= block), default=None)
         if bound is None:
             raise ValueError(f"{kernel} has no instantiation for blocks of {block} threads")
-        return f"hf::fused_{kernel}<{ctype(dt)}, {values(kernel, dt.itemsize)}, {bound}>"
+        return f"hf::fused_{kernel}<{ctype(dt)}, {v}, {bound}>"
     if kernel in VALUES:
-        return f"hf::fused_{kernel}<{ctype(dt)}, {values(kernel, dt.itemsize)}>"
+        return f"hf::fused_{kernel}<{ctype(dt)}, {v}>"
     return f"hf::fused_{kernel}<{ctype(dt)}>"
 
 
 def exprs(dt) -> list:
     """Every kernel of one dtype: the GPU backend compiles them as one module."""
-    return [expr(k, dt, b) for k in KERNELS for b in FWD_BOUNDS.get(k, (MAX_BLOCK,))]
+    return ([expr(k, dt, b) for k in KERNELS for b in FWD_BOUNDS.get(k, (MAX_BLOCK,))] +
+            [expr(k, dt, MAX_TEAMS[k], long=True) for k in LONG_ROWS])
 
 
 def instances():
@@ -95,8 +107,10 @@ class Geometry:
     tpr: int     # threads per row (a power of two)
     block: int
     grid: int
-    tiles: int   # tiles of tpr * values() columns a row takes (1: rows stay in registers)
+    tiles: int   # tiles of tpr * v columns a row takes (1: rows stay in registers)
     smem: int    # dynamic shared memory per block, bytes (the teams' column sums)
+    long: bool = False  # the LONG_ROWS instantiation: v is twice values()
+    v: int = 0   # values of a row operand a thread holds per tile
 
 
 def team_size(cols: int, per_thread: int, max_block: int = MAX_BLOCK) -> int:
@@ -126,8 +140,8 @@ def lse_team_size(cols: int, per_thread: int) -> int:
 
 def geometry(kernel: str, rows: int, cols: int, itemsize: int, sm_count: int,
              resident: Optional[Callable[[int, int], int]] = None) -> Geometry:
-    """Launch geometry of a row kernel. resident(block, smem): blocks an SM keeps of the
-    compiled kernel (the occupancy; THREADS_PER_SM // block when None). The grid is what
+    """Launch geometry of a row kernel. resident(block, smem, long): blocks an SM keeps of
+    the compiled kernel (the occupancy; THREADS_PER_SM // block when None). The grid is what
     the device keeps resident (FWD_GRID_WAVES for the forward kernels; fewer blocks when
     the rows run out), each block looping over its row groups. It depends on the shapes
     and the device alone, so the order of every sum (and the result) repeats from run to
@@ -136,6 +150,9 @@ def geometry(kernel: str, rows: int, cols: int, itemsize: int, sm_count: int,
     if cols >= 2 ** 31 - top * v:  # columns within a row are 32-bit in the kernels
         raise ValueError(f"{kernel}: rows of {cols} columns are too long for the GPU kernels "
                          f"(at most {2 ** 31 - top * v - 1})")
+    long = kernel in LONG_ROWS and top * v < cols <= top * 2 * v
+    if long:
+        v *= 2
     tpr = lse_team_size(cols, v) if kernel == "logsumexp_rows" else team_size(cols, v, top)
     block = tpr if tpr > 32 else SMALL_TEAMS_BLOCK
     teams = block // tpr
@@ -144,12 +161,12 @@ def geometry(kernel: str, rows: int, cols: int, itemsize: int, sm_count: int,
     assert teams == 1 or tiles == 1 or not n_acc  # the column sums of sub-warp teams: whole rows
     # teams combine their column sums in shared memory: teams * cols <= block * v values
     smem = teams * n_acc * cols * itemsize if n_acc and teams > 1 else 0
-    per_sm = resident(block, smem) if resident is not None else THREADS_PER_SM // block
+    per_sm = resident(block, smem, long) if resident is not None else THREADS_PER_SM // block
     groups = -(-rows // teams)
     waves = FWD_GRID_WAVES.get(kernel, 1)
     wave = sm_count * max(1, per_sm)
     grid = max(1, min(groups, MAX_GRID_X) if waves == 0 else min(groups, waves * wave))
-    return Geometry(tpr, block, grid, tiles, smem)
+    return Geometry(tpr, block, grid, tiles, smem, long, v)
 
 
 @dataclass(frozen=True)

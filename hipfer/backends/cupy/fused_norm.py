@@ -21,12 +21,13 @@ def _kernels(dt) -> dict:
 
 
 def _resident(kernel_for):
-    """resident(block, smem) for K.geometry: blocks of kernel_for(block) an SM keeps, as
-    the driver says (registers, shared memory); the thread count alone when it cannot say."""
-    def resident(block: int, smem: int) -> int:
+    """resident(block, smem, long) for K.geometry: blocks of kernel_for(block, long) an SM
+    keeps, as the driver says (registers, shared memory); the thread count alone when it
+    cannot say."""
+    def resident(block: int, smem: int, long: bool) -> int:
         try:
             return int(cupy.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(
-                function_handle(kernel_for(block)), block, smem))
+                function_handle(kernel_for(block, long)), block, smem))
         except (AttributeError, RuntimeError):  # pragma: no cover - a runtime without it
             return K.THREADS_PER_SM // block
     return resident
@@ -52,9 +53,9 @@ class _Rows:
                                             _resident(self.kernel_for))
         return g
 
-    def kernel_for(self, block: int):
-        """The instantiation that launches blocks of `block` threads."""
-        return self.kernels[K.expr(self.name, self.dt, block)]
+    def kernel_for(self, block: int, long: bool = False):
+        """The instantiation that launches blocks of `block` threads (long: K.LONG_ROWS')."""
+        return self.kernels[K.expr(self.name, self.dt, block, long)]
 
     def vec(self, row_operands) -> np.int32:
         """16-byte loads and stores: every operand read or written by rows is 16-byte
@@ -67,7 +68,7 @@ class _Rows:
         if not self.rows:
             return
         g = self.geometry()
-        self.kernel_for(g.block)((g.grid,), (g.block,), (*args, I64(self.rows), I64(self.cols),
+        self.kernel_for(g.block, g.long)((g.grid,), (g.block,), (*args, I64(self.rows), I64(self.cols),
                                                          I32(g.tpr), self.vec(row_operands),
                                                          *scalars),
                                  shared_mem=g.smem)
