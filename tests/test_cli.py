@@ -143,8 +143,9 @@ def test_families_table_is_current():
 def test_ci_runs_the_readme_test_command():
     readme = (ROOT / "README.md").read_text()
     ci = (ROOT / ".ci" / "run").read_text()
-    assert 'python3 -m pip install -e ".[test]" && python3 -m pytest -q' in readme
-    assert '-e ".[test]"' in ci and "python3 -m pytest -q" in ci
+    cmd = "python3 -m pytest -q -n auto"
+    assert f'python3 -m pip install -e ".[test]" && {cmd}\n' in readme
+    assert '-e ".[test]"' in ci and f"{cmd} ||" in ci
 
 
 def test_nn_doc_is_current():
