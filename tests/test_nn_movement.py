@@ -226,6 +226,44 @@ def test_gather_rows_out_of_range(be, rng, bad):
     assert_bits(host(nn.gather_rows(x, index([4]))), host(x)[[4]])  # the flag was reset
 
 
+def test_gather_rows_out_of_range_far_in_a_long_index(be, rng):
+    """The check covers every position of a long index (its own grid), and a bad index
+    fails its call only: the next call, good, returns the right rows."""
+    x = hf.asarray(rand(rng, (300, 8), np.float32))
+    idx = rng.integers(0, 300, 200000)
+    idx[-1] = 300
+    with pytest.raises(IndexError, match="index 300 is out of bounds for 300 rows"):
+        nn.gather_rows(x, index(idx))
+    idx[-1] = 299
+    assert_bits(host(nn.gather_rows(x, index(idx))), host(x)[idx])
+
+
+def test_gather_rows_threads(be, rng):
+    """Two threads gather at once, one with a bad index each call: only its calls raise
+    (each thread has its own error flag)."""
+    import threading
+    x = hf.asarray(rand(rng, (50, 16), np.float32))
+    good, bad = index(rng.integers(0, 50, 5000)), index([3, 50, 7])
+    want = host(x)[host(good)]
+    errors = {"good": 0, "bad": 0, "wrong": 0}
+
+    def work(which):
+        for _ in range(30):
+            try:
+                y = nn.gather_rows(x, good if which == "good" else bad)
+                if which == "good" and not np.array_equal(host(y), want):
+                    errors["wrong"] += 1
+            except IndexError:
+                errors[which] += 1
+
+    ts = [threading.Thread(target=work, args=(w,)) for w in ("good", "bad")]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert errors == {"good": 0, "bad": 30, "wrong": 0}
+
+
 def test_gather_rows_bad_input(be):
     x = hf.asarray(np.ones((4, 3)))
     with pytest.raises(TypeError, match="int64"):

@@ -111,18 +111,26 @@ __global__ void fused_copy_2d(const U* src, U* dst, i64 rows, i64 cu, i64 src_of
 }
 
 // ---- gather_rows: out[i] = x[index[i]], rows of du units -------------------------------
+// The indices are checked by fused_check_rows, launched before: the host waits for that
+// check only, while this kernel runs behind it. A bad row is skipped here too (never
+// read), so out is left unwritten there -- and never returned: the host raises.
 template <class U>
 __global__ void fused_gather_rows(const U* x, const i64* index, U* out, i64 m, i64 n, i64 du,
-                                  int group_log2, i64* err) {
+                                  int group_log2) {
   const i64 G = 1 << group_log2, R = blockDim.x >> group_log2;
   const i64 tg = threadIdx.x & (G - 1);
   for (i64 i = (i64)blockIdx.x * R + (threadIdx.x >> group_log2); i < m; i += (i64)gridDim.x * R) {
     const i64 r = index[i];
-    if (r < 0 || r >= n) {
-      if (tg == 0) mv_report(err, i);
-      continue;
-    }
+    if (r < 0 || r >= n) continue;
     mv_copy_row(out + i * du, x + r * du, du, tg, G);
+  }
+}
+
+// Every index[i] (i < m) in [0, n); else a bad position goes to the error flag.
+__global__ void fused_check_rows(const i64* index, i64 m, i64 n, i64* err) {
+  HF_GRID_LOOP(i, m) {
+    const i64 r = index[i];
+    if (r < 0 || r >= n) mv_report(err, i);
   }
 }
 

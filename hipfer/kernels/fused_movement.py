@@ -40,6 +40,9 @@ def gather_rows_expr(unit: int) -> str:
     return f"hf::fused_gather_rows<{UNITS[unit]}>"
 
 
+CHECK_ROWS_EXPR = "hf::fused_check_rows"
+
+
 #: scatter_add_rows' vector widths (elements) per dtype: 4, 8 or 16 bytes
 SCATTER_VECS = {np.dtype(np.float32): (1, 2, 4), np.dtype(np.float64): (1, 2)}
 
@@ -67,6 +70,7 @@ def top_k_rows_expr(dt) -> str:
 EXPRS = ([rope_expr(t) for t in FLOATS]
          + [f(u) for f in (permute_rows_expr, permute_tiled_expr, copy_2d_expr, gather_rows_expr)
             for u in UNITS]
+         + [CHECK_ROWS_EXPR]
          + list(radix.EXPRS)
          + [scatter_add_rows_expr(t, v) for t in FLOATS for v in SCATTER_VECS[t]]
          + [top_k_rows_expr(t) for t in FLOATS])

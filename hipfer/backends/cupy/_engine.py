@@ -223,25 +223,57 @@ def is_c_contiguous(shape: Sequence[int], strides_elems: Sequence[int]) -> bool:
 
 # ------------------------------------------------------------- the error flag
 class ErrorFlag:
-    """One int64 per device that kernels set (atomicCAS from 0) to 1 + the first bad
-    flat position they met; ``check`` reads it back (a 8-byte sync) and raises."""
+    """One int64 (per device and thread: error_flag) that kernels set (atomicCAS from 0)
+    to 1 + the first bad flat position they met; ``check`` reads it back (a 8-byte sync)
+    and raises.
+
+    ``queue_read`` / ``wait_read`` split that read: the copy to pinned host memory and an
+    event are queued where the checking kernels end, later launches may follow, and
+    wait_read waits for the event alone (not for what was queued after it)."""
 
     def __init__(self):
         self.buf = cupy.zeros(1, dtype=np.int64)
+        self._slot = None  # (pinned int64, its memory, event): made on first queue_read
 
     def check(self, make_error):
-        v = int(self.buf.get()[0])
+        self._raise(int(self.buf.get()[0]), make_error)
+
+    def _raise(self, v: int, make_error):
         if v:
             self.buf.fill(0)
             raise make_error(v - 1)
+
+    def queue_read(self):
+        """Queue the flag's read-back on the current stream; returns the pending read."""
+        if self._slot is None:
+            mem = cupy.cuda.alloc_pinned_memory(8)
+            self._slot = (np.frombuffer(mem, np.int64, 1), mem,
+                          cupy.cuda.Event(block=False, disable_timing=True))
+        host, _, event = self._slot
+        stream = cupy.cuda.get_current_stream()
+        cupy.cuda.runtime.memcpyAsync(host.ctypes.data, self.buf.data.ptr, 8,
+                                      cupy.cuda.runtime.memcpyDeviceToHost, stream.ptr)
+        event.record(stream)
+        return host, event
+
+    def wait_read(self, read, make_error):
+        """Wait for the read queue_read returned; raise as check does."""
+        host, event = read
+        event.synchronize()
+        self._raise(int(host[0]), make_error)
 
 
 _flags: dict = {}
 
 
 def error_flag() -> ErrorFlag:
-    dev = cupy.cuda.runtime.getDevice()
-    f = _flags.get(dev)
+    """The error flag of the current device and thread: a flag set by one thread's bad
+    index never fails another thread's call (two threads' kernels may interleave on one
+    stream)."""
+    key = (cupy.cuda.runtime.getDevice(), threading.get_ident())
+    f = _flags.get(key)
     if f is None:
-        f = _flags[dev] = ErrorFlag()
+        if len(_flags) >= 256:  # threads come and go (a running call holds its own flag)
+            _flags.clear()
+        f = _flags[key] = ErrorFlag()
     return f
