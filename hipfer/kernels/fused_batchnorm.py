@@ -65,9 +65,7 @@ def tiling(n: int, c: int, s: int, itemsize: int, merge: bool = True):
     else:  # tiles of g >= 2 channels, chunks of rows
         g = tile_channels(c, s, itemsize)
         groups = _cdiv(c, g)
-        want = _want(groups, n * g * s, MERGE_TASKS)
-        if not merge:
-            want = _want(groups, n * g * s)
+        want = _want(groups, n * g * s, MERGE_TASKS if merge else TASKS)
         chunk = _cdiv(n, want)
         if want > 1:  # whole steps of the block (lanes rows side by side, HOLD each)
             step = BLOCK // _cdiv(g * s, v) * HOLD

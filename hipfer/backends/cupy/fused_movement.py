@@ -3,12 +3,12 @@
 All kernels of the file are compiled together, once. The byte-moving ops pick their
 copy unit per call from the row sizes and the operands' addresses (a view may start
 anywhere). gather_rows and scatter_add_rows read the error flag (one 8-byte sync) and
-raise IndexError for an index outside [0, n); both check before the work that depends
-on the indices: gather_rows waits for its check alone (the copy is queued behind it and
-its out is never returned on an error), scatter_add_rows for its sort's count, so out is
-untouched then. Its repeated rows are summed without atomics: a
-stable radix sort of the index (kernels/radix.cuh: one pass per 8 bits of n - 1), then
-each output row adds its run in increasing i.
+raise IndexError for an index outside [0, n). gather_rows waits for its index check
+alone (the copy is queued behind it; on an error its out is never returned);
+scatter_add_rows waits for its sort's count, before it adds, so out is untouched then.
+scatter_add_rows sums repeated rows without atomics: a stable radix sort of the index
+(kernels/radix.cuh: one pass per 8 bits of n - 1), then each output row adds its run in
+increasing i.
 """
 from __future__ import annotations
 
@@ -123,7 +123,7 @@ def _gather_rows(desc, dtypes, shapes, outs):
         flag = error_flag()
         # the check first, the copy queued behind it: the host waits for the check alone,
         # so back-to-back calls keep the device busy (waiting for the copy as well cost
-        # 0.045 ms a call at 65536 rows of 4 KiB on an H200: 0.191 -> 0.146 ms)
+        # 0.045 ms a call at 65536 rows of 4 KiB on an H200: 0.191 -> 0.155 ms)
         _kernel(K.CHECK_ROWS_EXPR)((grid_for(m),), (BLOCK,), (idx, np.int64(m), np.int64(n),
                                                              flag.buf))
         read = flag.queue_read()

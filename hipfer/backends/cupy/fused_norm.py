@@ -68,10 +68,9 @@ class _Rows:
         if not self.rows:
             return
         g = self.geometry()
-        self.kernel_for(g.block, g.long)((g.grid,), (g.block,), (*args, I64(self.rows), I64(self.cols),
-                                                         I32(g.tpr), self.vec(row_operands),
-                                                         *scalars),
-                                 shared_mem=g.smem)
+        args = (*args, I64(self.rows), I64(self.cols), I32(g.tpr), self.vec(row_operands),
+                *scalars)
+        self.kernel_for(g.block, g.long)((g.grid,), (g.block,), args, shared_mem=g.smem)
 
     def backward(self, grad, b, per_row, gamma, dx, sums):
         """Launch a backward kernel on (grad, b, per_row, gamma, dx), then its column sums
