@@ -143,7 +143,7 @@ def test_families_table_is_current():
 def test_ci_runs_the_readme_test_command():
     readme = (ROOT / "README.md").read_text()
     ci = (ROOT / ".ci" / "run").read_text()
-    cmd = "python3 -m pytest -q -n auto"
+    cmd = "python3 -m pytest -q -n auto --dist worksteal"
     assert f'python3 -m pip install -e ".[test]" && {cmd}\n' in readme
     assert '-e ".[test]"' in ci and f"{cmd} ||" in ci
 
