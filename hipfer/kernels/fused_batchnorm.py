@@ -145,11 +145,13 @@ def team_per_block(k: int) -> int:
     return BLOCK // tm * (SLOTS // m)
 
 
-def tiling_arg(fields: dict, dtype=TILING) -> np.void:
+def tiling_arg(fields: dict, dtype=TILING) -> np.ndarray:
+    """bn_tiling / bn_rows_tiling by value: a 0-d structured array, which every CuPy
+    packs as a kernel argument (a np.void scalar fails on CuPy 13: _engine.struct_arg)."""
     a = np.zeros((), dtype)
     for k, val in fields.items():
         a[k] = val
-    return a[()]
+    return a
 
 
 def _b(flag: bool) -> str:

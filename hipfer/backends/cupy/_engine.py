@@ -162,21 +162,32 @@ SHAPE_DTYPE = np.dtype([("dim", "<i8", (MAX_NDIM,)), ("ndim", "<i4")], align=Tru
 STRIDES_DTYPE = np.dtype([("s", "<i8", (MAX_NDIM,))], align=True)
 
 
-def shape_arg(shape: Sequence[int]) -> np.void:
+def struct_arg(dtype: np.dtype, fields) -> np.ndarray:
+    """A C struct passed by value: a 0-d structured array (size 1) holding ``fields``
+    (name -> value, or (name, value) pairs). Not its np.void scalar: CuPy 13's RawKernel
+    packs only plain NumPy scalars and size-1 ndarrays ("Unsupported type" otherwise);
+    CuPy 14 and hipfer._launch take size-1 ndarrays too."""
+    a = np.zeros((), dtype)
+    for name, v in (fields.items() if isinstance(fields, dict) else fields):
+        a[name] = v
+    return a
+
+
+def shape_arg(shape: Sequence[int]) -> np.ndarray:
     """hf::Shape by value."""
     if len(shape) > MAX_NDIM:
         raise ValueError(f"rank {len(shape)} exceeds the kernels' {MAX_NDIM} (after merging axes)")
     a = np.zeros((), SHAPE_DTYPE)
     a["dim"][: len(shape)] = shape
     a["ndim"] = len(shape)
-    return a[()]
+    return a  # 0-d, as struct_arg says
 
 
-def strides_arg(strides: Sequence[int]) -> np.void:
+def strides_arg(strides: Sequence[int]) -> np.ndarray:
     """hf::Strides (in elements) by value."""
     a = np.zeros((), STRIDES_DTYPE)
     a["s"][: len(strides)] = strides
-    return a[()]
+    return a
 
 
 def elem_strides(byte_strides: Sequence[int], itemsize: int) -> Tuple[int, ...]:

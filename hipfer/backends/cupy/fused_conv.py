@@ -7,7 +7,7 @@ import numpy as np
 from ...kernels import fused_conv as K
 from ...prims.fused_ops.conv import geometry, knl
 from ..numpy.fused_conv import bad_argmax
-from ._engine import BLOCK, device_props, error_flag, get_kernels
+from ._engine import BLOCK, device_props, error_flag, get_kernels, struct_arg
 
 #: hf::conv_geom, field for field
 GEOM = np.dtype([(f, "<i4") for f in ("h", "w", "oh", "ow", "kh", "kw", "sh", "sw", "ph", "pw",
@@ -37,10 +37,7 @@ def _geom(desc, hw, pool, tap=None):
                      * (hw[1] + 2 * p[1] + (ROWS + 1) * (s[1] + k[1])))
     if max(sizes) >= 2 ** 31:
         raise ValueError(f"{desc!r}: planes of 2^31 or more elements are not supported on the GPU")
-    g = np.zeros((), GEOM)
-    for name, v in zip(GEOM.names, hw + o + k + s + p + d):
-        g[name] = v
-    return g[()]
+    return struct_arg(GEOM, zip(GEOM.names, hw + o + k + s + p + d))
 
 
 def _kernel(op: str, dt):
@@ -74,9 +71,8 @@ def _im2col_rows(g) -> bool:
 
 def _cols(desc, n, c, kk, L):
     """hf::conv_cols of the columns (N, C*kk, L), or (C*kk, N, L) for layout "knl"."""
-    a = np.zeros((), COLS)
-    a["channels"], a["sample"], a["tap"] = (c, L, n * L) if knl(desc) else (1, kk * L, L)
-    return a[()]
+    vals = (c, L, n * L) if knl(desc) else (1, kk * L, L)
+    return struct_arg(COLS, zip(("channels", "sample", "tap"), vals))
 
 
 def _maker(op, pool, gather):

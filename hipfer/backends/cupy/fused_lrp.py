@@ -16,7 +16,7 @@ import numpy as np
 from ...kernels import fused_lrp as K
 from ...prims.fused_ops.conv import geometry
 from ...prims.fused_ops.lrp import eps_scalar, gate_of
-from ._engine import BLOCK, get_kernels, grid_for
+from ._engine import BLOCK, get_kernels, grid_for, struct_arg
 
 WHOLE_BLOCK_ROW = 1024  # rows this long take a block each in lrp_softmax_rows, else 32 lanes
 
@@ -163,10 +163,7 @@ def _rope(desc, dtypes, shapes, outs):
 def _avg_pool(desc, dtypes, shapes, outs):
     (n, c, h, w), dt = outs[0]
     k, s, p, _, o = geometry(desc, (h, w), pool=True)
-    g = np.zeros((), POOL_GEOM)
-    for name, v in zip(POOL_GEOM.names, (h, w) + o + k + s + p):
-        g[name] = v
-    g = g[()]
+    g = struct_arg(POOL_GEOM, zip(POOL_GEOM.names, (h, w) + o + k + s + p))
     planes = n * c
     share_k, gather_k = _kernel(dt, K.pool_share_expr(dt)), _kernel(dt, K.pool_gather_expr(dt))
 

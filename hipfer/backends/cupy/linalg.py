@@ -50,36 +50,56 @@ class Copier:
         return dst
 
 
+# kind -> (the cupy.linalg function it calls, how: 'one' result / 'many' / 'solve').
+# Looked up per kind at plan time, never all at once: cupy.linalg.eig and eigvals first
+# appear in CuPy 14.0, and reading them eagerly broke every kind on CuPy 13.
+_CALLS = {
+    K.CHOLESKY: ("cholesky", "one"), K.INV: ("inv", "one"), K.DET: ("det", "one"),
+    K.EIGVALSH: ("eigvalsh", "one"), K.EIGVALS: ("eigvals", "one"),
+    K.SVDVALS: ("svd", "one"), K.SLOGDET: ("slogdet", "many"), K.EIGH: ("eigh", "many"),
+    K.EIG: ("eig", "many"), K.SVD: ("svd", "many"), K.QR: ("qr", "many"),
+    K.SOLVE: ("solve", "solve"),
+}
+
+
+def _missing(kind) -> str:
+    """Why CuPy here cannot run this kind, or ''."""
+    name, _ = _CALLS[kind]
+    if kind in (K.EIG, K.EIGVALS) and cupy.cuda.runtime.is_hip:
+        return ("general (non-Hermitian) eigenvalues need geev, which CuPy runs on CUDA "
+                "only, not on ROCm")
+    if getattr(cupy.linalg, name, None) is None:
+        return (f"{kind.value} needs cupy.linalg.{name}, which this CuPy "
+                f"({cupy.__version__}) lacks: it needs CuPy >= 14")
+    return ""
+
+
 def _solver(desc):
     """inputs -> tuple of results, per kind (the library calls)."""
-    k, L = desc.kind, cupy.linalg
-    one = {
-        K.CHOLESKY: L.cholesky, K.INV: L.inv, K.DET: L.det, K.EIGVALSH: L.eigvalsh,
-        K.EIGVALS: L.eigvals, K.SVDVALS: lambda a: L.svd(a, compute_uv=False),
-    }
-    many = {
-        K.SLOGDET: L.slogdet, K.EIGH: L.eigh, K.EIG: L.eig,
-        K.SVD: lambda a: L.svd(a, full_matrices=desc.full),
-        K.QR: lambda a: L.qr(a, mode="complete" if desc.full else "reduced"),
-    }
-    if k is K.SOLVE:
-        return lambda xs: (L.solve(xs[0], xs[1]),)
-    if k in one:
-        return lambda xs: (one[k](xs[0]),)
-    return lambda xs: tuple(many[k](xs[0]))
+    name, how = _CALLS[desc.kind]
+    f = getattr(cupy.linalg, name)
+    if desc.kind is K.SVDVALS:
+        return lambda xs: (f(xs[0], compute_uv=False),)
+    if desc.kind is K.SVD:
+        return lambda xs: tuple(f(xs[0], full_matrices=desc.full))
+    if desc.kind is K.QR:
+        return lambda xs: tuple(f(xs[0], mode="complete" if desc.full else "reduced"))
+    if how == "solve":
+        return lambda xs: (f(xs[0], xs[1]),)
+    if how == "one":
+        return lambda xs: (f(xs[0]),)
+    return lambda xs: tuple(f(xs[0]))
 
 
 class _Factorize:
     def supports(self, desc, dtypes) -> bool:
-        if desc.kind in (K.EIG, K.EIGVALS) and cupy.cuda.runtime.is_hip:
+        if _missing(desc.kind):
             return False
         # no float16: the solver libraries have no half routines (NumPy's LAPACK neither)
         return dtypes is None or all(np.dtype(t).kind in "fc" and np.dtype(t).itemsize > 2 for t in dtypes)
 
     def why_not(self, desc, dtypes) -> str:
-        if desc.kind in (K.EIG, K.EIGVALS) and cupy.cuda.runtime.is_hip:
-            return "general (non-Hermitian) eigenvalues need geev, which CuPy has on CUDA only"
-        return "Factorize takes float32/64 and complex64/128 operands"
+        return _missing(desc.kind) or "Factorize takes float32/64 and complex64/128 operands"
 
     def make(self, desc, dtypes, shapes, outs, strides, conj):
         solve = _solver(desc)
