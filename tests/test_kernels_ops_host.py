@@ -108,7 +108,8 @@ def _log1p(z):
 
 def _backend_ref(name):
     """The NumPy backend's own function, where it departs from NumPy's (integer power
-    with negative exponents, the standard's complex sign of NaN and expm1 at infinities)."""
+    with negative exponents, the standard's complex sign of NaN and expm1 at infinities,
+    older NumPys' complex inverse functions at special values)."""
     from hipfer.backends.numpy.elementwise import numpy_impl
 
     def ref(*xs):
@@ -122,6 +123,11 @@ _REF = {
     "power": _backend_ref("power"),
     "sign": _backend_ref("sign"),
     "expm1": _backend_ref("expm1"),
+    # NumPy < 2.3 departs from the standard at a few complex special values; the backend
+    # puts them right (backends/numpy/elementwise._ANNEX_G)
+    "arccosh": _backend_ref("arccosh"),
+    "arcsin": _backend_ref("arcsin"),
+    "arcsinh": _backend_ref("arcsinh"),
     "log1p": _log1p,
     "rsqrt": lambda x: 1 / np.sqrt(x),
     "clamp_min": lambda x, lo: np.where(x < lo, lo, x),

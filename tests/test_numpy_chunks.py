@@ -37,7 +37,9 @@ def test_chunked_activations_match_one_call(rng, tiny_chunks, name, dt):
         want = fa.FORWARD[name](x.copy())
     got = getattr(nn, name)(_cpu(x))._host()
     np.testing.assert_array_equal(got, want)
-    assert np.array_equal(np.signbit(got), np.signbit(want))
+    # signed zeros agree; a NaN's sign bit is not (NumPy 2.2's SIMD and scalar loops differ)
+    num = ~np.isnan(want)
+    assert np.array_equal(np.signbit(got[num]), np.signbit(want[num]))
     # a strided view is not chunked, and gives the same
     got_view = getattr(nn, name)(_cpu(np.repeat(x, 2))[::2])._host()
     np.testing.assert_array_equal(got_view, want)

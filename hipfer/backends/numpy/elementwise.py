@@ -113,11 +113,44 @@ _EXTRAS = {
 # NumPy refuses bool subtraction; C++ bool arithmetic gives a - b == (a != b)
 _BOOL_EXTRAS = {"subtract": np.not_equal}
 
+# Complex special values where NumPy before 2.3 departs from the standard (C99 Annex G),
+# from NumPy >= 2.3 and from our kernels: op -> (the inputs, the value there). Where the
+# installed NumPy gets one right (probed once, below) its ufunc runs bare.
+_ANNEX_G = {
+    # acosh(+-0 + nan j) = nan + pi/2 j (NumPy 2.2: nan + nan j)
+    "arccosh": (lambda x: (x.real == 0) & np.isnan(x.imag), complex(np.nan, np.pi / 2)),
+    # the sign of the infinite part is unspecified; this is NumPy >= 2.3's and the GPU's
+    "arcsin": (lambda x: np.isneginf(x.real) & np.isnan(x.imag), complex(np.nan, np.inf)),
+    "arcsinh": (lambda x: np.isnan(x.real) & np.isneginf(x.imag), complex(np.inf, np.nan)),
+}
+
+
+def _annex_g_fix(name):
+    """np.<name> with _ANNEX_G's special value put right, or None where NumPy has it."""
+    ufunc, (where, value) = getattr(np, name), _ANNEX_G[name]
+    probe = np.array([complex(0.0, np.nan), complex(-np.inf, np.nan), complex(np.nan, -np.inf)])
+    with np.errstate(all="ignore"):
+        got = ufunc(probe)[where(probe)]
+    want = np.full_like(got, value)
+    if all(np.array_equal(g, w, equal_nan=True) for g, w in ((got.real, want.real),
+                                                            (got.imag, want.imag))):
+        return None
+
+    def fixed(x, out):
+        ufunc(x, out=out)
+        np.copyto(out, value, where=where(x))
+    return fixed
+
+
+_COMPLEX_EXTRAS = {name: f for name in _ANNEX_G if (f := _annex_g_fix(name)) is not None}
+
 
 def numpy_impl(name: str, dt: np.dtype):
     """The function computing op ``name`` on dtype dt, called as fn(*xs, out=out)."""
     if dt.kind == "b" and name in _BOOL_EXTRAS:
         return _BOOL_EXTRAS[name]
+    if dt.kind == "c" and name in _COMPLEX_EXTRAS:
+        return _COMPLEX_EXTRAS[name]
     fn = _EXTRAS.get(name)
     return fn if fn is not None else getattr(np, name)
 
