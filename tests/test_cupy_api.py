@@ -794,3 +794,36 @@ def test_cupy13_packs_every_kernel_argument():
     differ = [(label, r, _model(v)) for label, v, r in out["battery"] + out["collect"]
               if r != _model(v)]
     assert not differ, f"model != CuPy 13.3 (label, real, model): {differ}"
+
+
+_GUARD = r'''
+import sys, types
+import _kernel_args
+_kernel_args._stub_cupy()
+cupy = sys.modules["cupy"]
+cupy.__version__ = "13.3.0"
+cupy.cuda = types.SimpleNamespace(runtime=types.SimpleNamespace(is_hip=False))
+cupy.linalg = types.SimpleNamespace(**{f: len for f in (  # CuPy 13.3's: no eig, eigvals
+    "cholesky", "inv", "det", "eigvalsh", "svd", "slogdet", "eigh", "qr", "solve")})
+from hipfer.backends.cupy import linalg
+from hipfer.prims import descriptors as d
+K, fac = d.FactorKind, linalg.HANDLERS[d.Factorize]
+for k in (K.EIG, K.EIGVALS):
+    why = fac.why_not(d.Factorize(k), None)
+    assert not fac.supports(d.Factorize(k), None)
+    assert "CuPy >= 14" in why and "(13.3.0)" in why and f"cupy.linalg.{k.value}" in why, why
+assert all(fac.supports(d.Factorize(k), None) for k in K if k not in (K.EIG, K.EIGVALS))
+cupy.linalg.eig = cupy.linalg.eigvals = len  # CuPy 14: all kinds
+assert all(fac.supports(d.Factorize(k), None) for k in K)
+cupy.cuda.runtime.is_hip = True  # ROCm: no geev, at any version
+assert "ROCm" in fac.why_not(d.Factorize(K.EIG), None)
+'''
+
+
+def test_eig_guard_names_the_cupy_version():
+    """The guard of ALLOWED on a stand-in CuPy 13.3 (no CuPy needed): Factorize EIG and
+    EIGVALS are unsupported there, why_not naming the version needed."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests")]))
+    r = subprocess.run([sys.executable, "-c", _GUARD], capture_output=True, cwd=ROOT,
+                       env=env, timeout=120)
+    assert r.returncode == 0, r.stderr.decode()[-3000:]
