@@ -94,6 +94,9 @@ UNSEEN = {
 # Attributes of NumPy arrays the CuPy backend reads only on host (NumPy) arrays
 HOST_ONLY = {"ctypes": "alpha_h.ctypes.data (semiring), host.ctypes.data (_engine): "
                        "NumPy arrays handed to the driver by address"}
+# ... and NumPy flags hipfer reads (a Tensor's ._data.flags.X) only on NumPy arrays
+HOST_ONLY_FLAGS = {"writeable": "_elementwise.py: cached scalars made read-only when "
+                                "isinstance(s._data, np.ndarray)"}
 
 
 def _linalg_names():
@@ -398,7 +401,8 @@ def test_array_attributes_of_the_cupy_backend_exist_in_13_3(surface):
     """Every attribute the CuPy backend reads that a NumPy array also has (the backend's
     arrays are CuPy's: inputs, out) must be one cupy.ndarray 13.3 has; likewise every
     .data.X and .flags.X read anywhere in hipfer, past what memoryview / NumPy's flags
-    have (.flags.X in the backend only: elsewhere it may be a NumPy array's)."""
+    have (.flags.X in the backend only: elsewhere it may be a NumPy array's). A Tensor's
+    ._data is either: what hipfer reads of it anywhere must be on cupy.ndarray too."""
     array_attrs = {c.split(".")[2] for c in surface if c.startswith("cupy.ndarray.")}
     np_attrs = set(dir(np.ndarray)) - {"__class_getitem__"}
     bad = []
@@ -414,10 +418,15 @@ def test_array_attributes_of_the_cupy_backend_exist_in_13_3(surface):
                     and n.attr not in dir(memoryview) \
                     and f"cupy.cuda.MemoryPointer.{n.attr}" not in surface:
                 bad.append(f"{rel}:{n.lineno} .data.{n.attr}")
-            if rel.startswith("backends/cupy/") and isinstance(n.value, ast.Attribute) \
-                    and n.value.attr == "flags" \
+            if isinstance(n.value, ast.Attribute) and n.value.attr == "flags" \
+                    and (rel.startswith("backends/cupy/") or (ast.unparse(n.value).endswith(
+                        "._data.flags") and n.attr not in HOST_ONLY_FLAGS)) \
                     and f"cupy._core.flags.Flags.{n.attr}" not in surface:
                 bad.append(f"{rel}:{n.lineno} .flags.{n.attr}")
+            # a Tensor's backend array (NumPy's or CuPy's), anywhere in hipfer
+            if isinstance(n.value, ast.Attribute) and n.value.attr == "_data" \
+                    and n.attr not in array_attrs:
+                bad.append(f"{rel}:{n.lineno} ._data.{n.attr}")
     assert not bad, "array attributes CuPy 13.3 lacks:\n" + "\n".join(bad)
 
 
