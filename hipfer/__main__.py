@@ -67,7 +67,10 @@ def _default_device() -> str:
 
 
 def _contraction_library(args) -> dict:
-    """Load the libraries named on the command line, then report what is loaded."""
+    """Load the libraries named on the command line, then report what is loaded. Loading
+    hipTENSOR never ends this process: registry.load_hiptensor first loads it in a child
+    process (its static initializer exits on a GPU it does not support) and reports a
+    child that died as an OSError."""
     from hipfer.prims import registry
     errors = {}
     for kind, path in (("hiptensor", args.hiptensor), ("cutensor", args.cutensor)):
@@ -77,7 +80,14 @@ def _contraction_library(args) -> dict:
             except (OSError, ValueError) as e:
                 errors[kind] = str(e)
     lib = registry.contraction_library()
-    loaded = None if lib is None else {"kind": lib.kind, "path": lib.path, "version": lib.version}
+    loaded = None
+    if lib is not None:
+        loaded = {"kind": lib.kind, "path": lib.path, "version": lib.version,
+                  "version_str": lib.version_str,
+                  # per GPU: does the library run there ([] when the loader saw no GPU)
+                  "devices": [{"device": f"gpu:{d.index}", "arch": d.arch,
+                               "warp_size": d.warp_size, "supported": d.supported,
+                               "reason": d.reason or None} for d in lib.devices]}
     return {"loaded": loaded, "errors": errors}
 
 
@@ -150,8 +160,13 @@ def _format_info(info: dict) -> str:
     lines.append(f"kernel launch   {info['launch']}")
     lines.append(f"cpu warm path   {info['cpu_warm_path']}")
     lib = info["contraction"]["loaded"]
-    lines.append("contraction     " + (f"{lib['kind']} {lib['path']} (version {lib['version']})"
-                                       if lib else "no hipTENSOR/cuTENSOR loaded (GEMM-based einsum)"))
+    lines.append("contraction     " + (
+        f"{lib['kind']} {lib['path']} (version {lib['version_str']})" if lib
+        else "no hipTENSOR/cuTENSOR loaded (GEMM-based einsum)"))
+    for d in (lib or {}).get("devices", ()):
+        what = "contracts here" if d["supported"] else \
+            f"not supported, einsum uses GEMM: {d['reason']}"
+        lines.append(f"  {d['device']:<14}{d['arch'] or '?'}: {what}")
     for kind, err in info["contraction"]["errors"].items():
         lines.append(f"  {kind} failed: {err}")
     return "\n".join(lines)

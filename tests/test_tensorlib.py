@@ -1,12 +1,16 @@
-"""hipTENSOR / cuTENSOR contraction bindings (hipfer/backends/cupy/tensorlib.py) and the
-CuPy backend's Contract handler.
+"""hipTENSOR / cuTENSOR contraction bindings (hipfer/backends/cupy/tensorlib.py), their
+loader (hipfer/prims/registry.py, hipfer/prims/libprobe.py) and the CuPy backend's
+Contract handler.
 
 CPU part (runs in CI, no GPU): the per-library tables against the headers' values,
 version decoding, mode roles and the library layout of strided views, the known-bad
-conditions, why_not / has_fast_path answers with and without a library, loading
-errors, and -- through a stand-in library built from tests/data/fake_tensorlib.c for
-each prefix -- the exact arguments every ctypes call marshals, the plan cache keying,
-eviction and error reporting.
+conditions, why_not / has_fast_path answers with and without a library, and -- through
+stand-in libraries built from tests/data/fake_tensorlib.c, which model what the real
+hipTENSOR does (an exit() in a static initializer, C++-only exports before 2.2,
+ARCH_MISMATCH per architecture, a plan-time kernel trial that overruns strided
+operands, the scale kernel for a NULL C, REQUIRED_WORKSPACE echoing the limit) -- the
+subprocess probe and its errors, the per-device checks, the exact arguments every ctypes
+call marshals, the plan cache keying, eviction and error reporting.
 
 GPU part: needs a real cuTENSOR (path in HIPFER_CUTENSOR) on a CUDA GPU; random
 contractions (real/complex, conj, strided/transposed/reversed/broadcast views, alpha/
@@ -16,9 +20,11 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
+import json
 import os
 import shutil
 import subprocess
+import sys
 import zlib
 
 import numpy as np
@@ -26,7 +32,7 @@ import pytest
 
 import hipfer as hf
 from hipfer.prims import descriptors as d
-from hipfer.prims import registry
+from hipfer.prims import libprobe, registry
 from hipfer.prims.semiring import Semiring
 
 tl = pytest.importorskip("hipfer.backends.cupy.tensorlib",
@@ -36,11 +42,21 @@ F32, F64, C64, C128, F16 = (np.dtype(t) for t in ("f4", "f8", "c8", "c16", "f2")
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+FAKE_ENV = ("FAKE_HIPTENSOR_ARCH", "FAKE_HIPTENSOR_WARP", "FAKE_HIPTENSOR_VERSION",
+            "FAKE_HIPTENSOR_HIP_ERROR", "FAKE_HIPTENSOR_ABORT")
+
+
 @pytest.fixture(autouse=True)
 def _isolated_registry(monkeypatch):
-    """Each test starts with no contraction library loaded and no bindings cached."""
+    """Each test starts with no contraction library loaded, no bindings cached, no GPU
+    facts (this machine's GPUs, if any, must not change the answers) and none of the
+    stand-in's environment controls set."""
     monkeypatch.setattr(registry, "_loaded", {})
     monkeypatch.setattr(tl, "_bound", {})
+    monkeypatch.setattr(libprobe, "device_facts", lambda: None)
+    monkeypatch.setattr(libprobe, "current_device", lambda: None)
+    for k in FAKE_ENV:
+        monkeypatch.delenv(k, raising=False)
 
 
 # ===================================================================== tables
@@ -50,7 +66,8 @@ def test_tables_follow_the_headers():
     for t in (cut, hip):
         assert dict(t.data_type) == {"e": 2, "f": 0, "d": 1, "F": 4, "D": 5}
         assert (t.op_identity, t.op_conj, t.algo_default, t.jit_none) == (1, 9, -1, 0)
-        assert (t.workspace_default, t.plan_required_workspace, t.status_not_supported) == (2, 0, 15)
+        assert (t.workspace_default, t.plan_required_workspace) == (2, 0)
+        assert 15 in t.plan_refusals  # {CUTENSOR,HIPTENSOR}_STATUS_NOT_SUPPORTED
         assert set(t.compute) == set(t.data_type) == set(t.scalar)
         assert all(np.dtype(t.scalar[c]).kind == np.dtype(c).kind or c == "e" for c in t.scalar)
     # cuTENSOR 2.x: compute descriptors are exported symbols; complex uses the real precision
@@ -63,6 +80,42 @@ def test_tables_follow_the_headers():
     assert tl.KIND_FOR_STACK == {"cuda": "cutensor", "rocm": "hiptensor"}
     assert cut.functions() == tuple("cutensor" + f for f in tl._FUNCTIONS)
     assert hip.functions() == tuple("hiptensor" + f for f in tl._FUNCTIONS)
+    # hiptensor_types.h: ALLOC_FAILED 3, ARCH_MISMATCH 8, EXECUTION_FAILED 13, NOT_SUPPORTED
+    # 15 all fall back; cuTENSOR keeps falling back on NOT_SUPPORTED only
+    assert hip.plan_refusals == {3, 8, 13, 15} and cut.plan_refusals == {15}
+    # the handle is never destroyed, so {p}Destroy is neither bound nor required
+    assert "Destroy" not in tl._FUNCTIONS and "Destroy" not in tl._argtypes(ctypes.c_uint32)
+    assert not any(s.endswith("Destroy") for s in registry._REQUIRED["hiptensor"])
+    # the hipTENSOR quirks are table entries; cuTENSOR has none of them
+    assert (hip.workspace_from_plan, hip.beta0_without_c, bool(hip.dense_operands),
+            hip.index_limit) == (False, True, True, 2 ** 31 - 1)
+    assert (cut.workspace_from_plan, cut.beta0_without_c, cut.dense_operands, cut.index_limit,
+            cut.arch_rules) == (True, False, "", None, ())
+
+
+# hip_device.cpp (matrixCoreSupport): per architecture, the compute type of each dtype
+ARCH_COMPUTE = [
+    ("gfx90a", 2003000, {"e": 4, "f": 4, "d": 16, "F": 2048, "D": 4096}),
+    ("gfx942", 2003000, {"e": 4, "f": 4, "d": 16, "F": 2048, "D": 4096}),
+    ("gfx950", 2002000, {"e": 4, "f": 4, "d": 16, "F": 2048, "D": 4096}),
+    ("gfx908", 2003000, {"e": 4, "f": 4, "F": 2048}),        # no FP64 matrix cores
+    ("gfx1100", 2003000, {"e": 1}),                          # 16F compute only
+    ("gfx1201", 2004000, {"e": 1}),
+    ("gfx1200", 2002000, {}),                                # no gfx12 kernels before 2.3
+    ("gfx1030", 2003000, None),                              # not a hipTENSOR arch at all
+]
+
+
+@pytest.mark.parametrize("arch,version,compute", ARCH_COMPUTE,
+                         ids=[f"{a}-{v}" for a, v, _ in ARCH_COMPUTE])
+def test_hiptensor_compute_types_per_architecture(arch, version, compute):
+    rule = tl.TABLES["hiptensor"].arch_rule(version, arch)
+    if compute is None:
+        assert rule is None
+        return
+    assert dict(rule.compute) == compute
+    if "e" in compute and compute["e"] == 1:  # alpha/beta follow the compute type
+        assert rule.scalar == {"e": "e"}
 
 
 def test_version_decoding():
@@ -70,6 +123,8 @@ def test_version_decoding():
     assert cut.decode_version(20801) == (2, 8, 1) and cut.version_str(20400) == "2.4.0"
     # hiptensorGetVersion: major * 1e6 + minor * 1e3 + patch (2.4.0 reports 2004000)
     assert hip.decode_version(2004000) == (2, 4, 0) and hip.version_str(2003001) == "2.3.1"
+    assert libprobe.version_str("hiptensor", 2002001) == "2.2.1"
+    assert registry.ContractionLibrary("cutensor", "x", 20500).version_str == "2.5.0"
 
 
 def test_known_bad_ranges():
@@ -115,6 +170,19 @@ def test_layout_copies_broadcast_and_reversed_operands():
     # a zero stride on an extent-1 mode is no reason to copy: the mode is dropped
     lay = tl.layout((0, 1), (1,), (0,), (1, 4), (4,), (1,), (0, 1), (1,), (0,))
     assert not lay.copy_a and not lay.temp_c and lay.a.modes == (1,) and lay.c.modes == ()
+
+
+def test_layout_dense_copies_every_strided_operand():
+    # a(i=3, j=4) every other column, b a transposed (packed) view, out(i, k) a row slice
+    args = ((0, 1), (1, 2), (0, 2), (3, 4), (4, 5), (3, 5), (8, 2), (1, 4), (10, 1))
+    lay = tl.layout(*args)                    # cuTENSOR: strides as they are
+    assert not (lay.copy_a or lay.copy_b or lay.temp_c)
+    lay = tl.layout(*args, dense=True)        # hipTENSOR: packed operands only
+    assert lay.copy_a and not lay.copy_b and lay.temp_c
+    assert lay.a == tl.Operand((1, 0), (4, 3), (1, 4))   # the C-order copy
+    assert lay.b == tl.Operand((1, 2), (4, 5), (1, 4))   # transposed but packed: no copy
+    assert lay.c == tl.Operand((2, 0), (5, 3), (1, 5))
+    assert lay.a.packed and lay.b.packed and lay.c.packed
 
 
 def test_layout_known_bad_conditions():
@@ -178,31 +246,39 @@ def _compiler():
 
 @pytest.fixture(scope="session")
 def fake_libs(tmp_path_factory):
-    """{kind: path} of stand-in libraries exporting the 2.x API (and the version-1.x-only
-    symbols as a separate library, for the loading errors)."""
+    """{kind: path} of stand-in libraries: 'cutensor' and 'hiptensor' export the 2.x C
+    API; 'hiptensor_mangled' is a hipTENSOR < 2.2 (the same API under C++ names only)."""
     cc = _compiler()
     if cc is None:
         pytest.skip("no C compiler to build the stand-in contraction library")
     src = os.path.join(HERE, "data", "fake_tensorlib.c")
     out = tmp_path_factory.mktemp("fake_tensorlib")
     libs = {}
-    for kind, extra in (("cutensor", ["-DCUTENSOR_SYMBOLS"]), ("hiptensor", [])):
+    for kind, flags in (("cutensor", ["-DPREFIX=cutensor", "-DCUTENSOR_SYMBOLS"]),
+                        ("hiptensor", ["-DPREFIX=hiptensor"]),
+                        ("hiptensor_mangled", ["-DPREFIX=hiptensor", "-DMANGLED"])):
         path = str(out / f"libfake_{kind}.so")
-        subprocess.run([cc, "-shared", "-fPIC", "-O1", f"-DPREFIX={kind}", *extra, "-o", path, src],
-                       check=True, capture_output=True)
+        subprocess.run([cc, "-shared", "-fPIC", "-O1", *flags, "-o", path, src], check=True,
+                       capture_output=True)
         libs[kind] = path
-    v1 = out / "hiptensor_v1.c"
-    v1.write_text("int hiptensorCreate(void **h) { return 0; }\n"
-                  "int hiptensorDestroy(void *h) { return 0; }\n"
-                  "int hiptensorContraction(void) { return 0; }\n")
-    libs["hiptensor_v1"] = str(out / "libhiptensor_v1.so")
-    subprocess.run([cc, "-shared", "-fPIC", "-o", libs["hiptensor_v1"], str(v1)], check=True,
-                   capture_output=True)
+    # load each once here, where none of the FAKE_HIPTENSOR_* controls is set: the static
+    # initializers have then run in this process, and a test that sets them for a probe
+    # process cannot end this one (a loader that skipped the probe fails its assertions)
+    env = {k: os.environ.pop(k) for k in FAKE_ENV if k in os.environ}
+    try:
+        for path in libs.values():
+            ctypes.CDLL(path)
+    finally:
+        os.environ.update(env)
     return libs
 
 
 class Fake:
     """The stand-in's controls and its call log."""
+
+    TYPES = {"fake_version": ctypes.c_size_t, "fake_refuse_nmodes_a": ctypes.c_int,
+             "fake_refuse_status": ctypes.c_int, "fake_plan_status": ctypes.c_int,
+             "fake_estimate": ctypes.c_uint64, "fake_required": ctypes.c_uint64}
 
     def __init__(self, path):
         self.lib = ctypes.CDLL(path)
@@ -211,15 +287,19 @@ class Fake:
         return ctype.in_dll(self.lib, name)
 
     def set(self, **kw):
-        types = {"fake_version": ctypes.c_size_t, "fake_refuse_nmodes_a": ctypes.c_int,
-                 "fake_fail_plan": ctypes.c_int, "fake_estimate": ctypes.c_uint64,
-                 "fake_required": ctypes.c_uint64}
         for k, v in kw.items():
-            self.var(types["fake_" + k], "fake_" + k).value = v
+            if k == "arch":  # the device the hipTENSOR stand-in models
+                (ctypes.c_char * 32).in_dll(self.lib, "fake_arch").value = v.encode()
+            else:
+                self.var(self.TYPES["fake_" + k], "fake_" + k).value = v
 
     @property
     def live(self) -> int:
         return self.var(ctypes.c_int, "fake_live").value
+
+    @property
+    def overruns(self) -> int:
+        return self.var(ctypes.c_int, "fake_overruns").value
 
     def reset(self):
         self.lib.fake_reset()
@@ -233,9 +313,12 @@ class Fake:
         return [line for line in self.log() if line.split(" ")[0] == name]
 
 
-def _load(fake_libs, kind, version):
+def _load(fake_libs, kind, version, arch="gfx90a"):
     fake = Fake(fake_libs[kind])
-    fake.set(version=version, refuse_nmodes_a=-1, fail_plan=0, estimate=1 << 20, required=4096)
+    fake.set(version=version, refuse_nmodes_a=-1, refuse_status=15, plan_status=0,
+             estimate=1 << 20, required=4096)
+    if kind == "hiptensor":
+        fake.set(arch=arch)
     fake.reset()
     info = getattr(hf, f"load_{kind}")(fake_libs[kind])
     return fake, info
@@ -245,14 +328,139 @@ KINDS = [("cutensor", 20801, "cuda"), ("hiptensor", 2003000, "rocm")]
 
 
 def test_loading_errors(fake_libs, tmp_path):
-    with pytest.raises(ValueError, match=r"lacks hiptensorContract, hiptensorCreatePlan "
-                                         r"\(hipfer binds the 2.x API\)"):
-        hf.load_hiptensor(fake_libs["hiptensor_v1"])
     with pytest.raises(ValueError, match="lacks cutensorCreate"):
         hf.load_cutensor(fake_libs["hiptensor"])
+    with pytest.raises(ValueError, match="lacks hiptensorCreate"):
+        hf.load_hiptensor(fake_libs["cutensor"])
     with pytest.raises(FileNotFoundError):
         hf.load_cutensor(tmp_path / "missing.so")
+    junk = tmp_path / "libjunk.so"
+    junk.write_bytes(b"\x7fELF but not really")
+    with pytest.raises(OSError, match="could not load .* as the hiptensor library"):
+        hf.load_hiptensor(junk)
     assert registry.contraction_library() is None
+
+
+def test_cxx_abi_hiptensor_is_refused_without_loading_it(fake_libs, monkeypatch):
+    # hipTENSOR 1.x-2.1 export only C++-mangled names: said so, from the ELF symbol table
+    # alone. The device control would make any load of it exit(): nothing loads it
+    monkeypatch.setenv("FAKE_HIPTENSOR_ARCH", "gfx1030")
+    probes = []
+    monkeypatch.setattr(libprobe, "probe", lambda *a, **k: probes.append(a))
+    path = fake_libs["hiptensor_mangled"]
+    with pytest.raises(ValueError, match=r"is hipTENSOR < 2\.2 \(C\+\+ ABI\), not supported: "
+                                         r".*_Z15hiptensorCreatePP15hiptensorHandle"):
+        hf.load_hiptensor(path)
+    assert probes == [] and registry.contraction_library() is None
+    syms = libprobe.dynamic_symbols(path, "hiptensor")
+    assert "hiptensorCreate" not in syms and "_Z19hiptensorGetVersionv" in syms
+    assert {"hiptensorCreate", "hiptensorGetVersion"} <= libprobe.dynamic_symbols(
+        fake_libs["hiptensor"], "hiptensor")
+    assert libprobe.dynamic_symbols(__file__, "x") is None  # not an ELF file
+
+
+PROBE_DEATHS = [
+    ({"FAKE_HIPTENSOR_ARCH": "gfx1030"}, "exited with status 1",
+     "unsupported host device detected"),
+    ({"FAKE_HIPTENSOR_WARP": "16"}, "exited with status 1", "unsupported warp size"),
+    ({"FAKE_HIPTENSOR_HIP_ERROR": "1"}, "exited with status 1", "no ROCm-capable device"),
+    ({"FAKE_HIPTENSOR_ABORT": "1"}, "was killed by SIGABRT", ""),
+]
+
+
+@pytest.mark.parametrize("env,status,stderr", PROBE_DEATHS, ids=["arch", "warp", "hip", "abort"])
+def test_probe_reports_a_load_that_ends_the_process(fake_libs, monkeypatch, env, status, stderr):
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.setattr(libprobe, "device_facts",
+                        lambda: (libprobe.GpuFacts(0, "gfx1030", 32),))
+    opened = []
+    monkeypatch.setattr(libprobe, "open_in_process", lambda *a: opened.append(a))
+    path = fake_libs["hiptensor"]
+    with pytest.raises(libprobe.LibraryProbeError) as e:
+        hf.load_hiptensor(path)
+    msg = str(e.value)
+    assert isinstance(e.value, OSError) and e.value.path == path
+    assert f"loading {path!r} as the hipTENSOR library killed the probe process" in msg
+    assert status in msg and "before hiptensorGetVersion returned" in msg
+    assert "static initializer calls exit(EXIT_FAILURE)" in msg and "hipGetDevice" in msg
+    assert "GPUs seen: gpu:0 gfx1030 (warp size 32)" in msg and "2.3+: gfx908" in msg
+    assert stderr in msg and "HipStatic" not in msg
+    assert opened == [] and registry.contraction_library() is None
+
+
+def test_probe_reads_the_version_in_the_child(fake_libs, monkeypatch):
+    fake = Fake(fake_libs["hiptensor"])
+    fake.set(version=2002001)   # this process's copy; the child reads its environment
+    monkeypatch.setenv("FAKE_HIPTENSOR_VERSION", "2002001")
+    res = libprobe.probe(libprobe.HIPTENSOR, fake_libs["hiptensor"],
+                         registry._REQUIRED["hiptensor"], "hiptensorGetVersion")
+    assert res == libprobe.ProbeResult("", (), 2002001)
+    res = libprobe.probe(libprobe.HIPTENSOR, fake_libs["cutensor"], ("hiptensorCreate",),
+                         "hiptensorGetVersion")
+    assert res.missing == ("hiptensorCreate",) and res.version == 0
+    info = hf.load_hiptensor(fake_libs["hiptensor"])
+    assert info.version == 2002001 and info.version_str == "2.2.1"
+
+
+DEVICE_CASES = [  # (arch, warp size, version) -> supported
+    ("gfx90a", 64, 2003000, True), ("gfx942", 64, 2002000, True), ("gfx950", 64, 2004000, True),
+    ("gfx908", 64, 2003000, True), ("gfx1030", 32, 2003000, False),
+    ("gfx1100", 32, 2003000, True), ("gfx1100", 32, 2002000, False),   # gfx11 came with 2.3
+    ("gfx1201", 32, 2002000, True), ("gfx1103", 32, 2004000, False),
+    ("gfx90a", 32, 1004000, False),   # 1.x: wave64 only
+    ("gfx908", 32, 1000000, False), ("gfx942", 64, 1000000, False),   # 1.0: gfx908/90a
+    ("gfx940", 64, 1004000, True), ("gfx940", 64, 2003000, False),   # dropped in 2.0
+    ("gfx90a", 16, 2003000, False),
+]
+
+
+@pytest.mark.parametrize("arch,warp,version,ok", DEVICE_CASES,
+                         ids=[f"{a}-w{w}-{v}" for a, w, v, _ in DEVICE_CASES])
+def test_device_checks_follow_the_static_initializer(arch, warp, version, ok):
+    facts = (libprobe.GpuFacts(3, arch, warp),)
+    (v,) = libprobe.check_devices(libprobe.HIPTENSOR, version, facts)
+    assert (v.index, v.arch, v.warp_size, v.supported) == (3, arch, warp, ok)
+    assert bool(v.reason) != ok and (ok or "does not support" in v.reason)
+    assert libprobe.check_devices(libprobe.HIPTENSOR, version, None) == ()
+    assert libprobe.base_arch(b"gfx90a:sramecc+:xnack-") == "gfx90a"
+
+
+def test_load_makes_a_supported_device_current(fake_libs, monkeypatch):
+    facts = (libprobe.GpuFacts(0, "gfx90a", 64), libprobe.GpuFacts(1, "gfx1030", 32),
+             libprobe.GpuFacts(2, "gfx942", 64))
+    monkeypatch.setattr(libprobe, "device_facts", lambda: facts)
+    monkeypatch.setattr(libprobe, "current_device", lambda: 1)
+    used = []
+
+    class Use:
+        def __init__(self, i):
+            used.append(i)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+    monkeypatch.setattr(libprobe, "device_context", Use)
+    fake, info = _load(fake_libs, "hiptensor", 2003000)
+    assert used == [0]  # gpu:1 is current, and its initializer check would exit()
+    assert [(d.index, d.supported) for d in info.devices] == [(0, True), (1, False), (2, True)]
+    assert "hipTENSOR 2.3.0 does not support gfx1030" in info.device(1).reason
+    assert info.device(7) is None
+    verdicts = info.devices
+    monkeypatch.setattr(libprobe, "current_device", lambda: 2)
+    assert libprobe.loading_device(verdicts) is None          # gpu:2 is fine as it is
+    monkeypatch.setattr(libprobe, "current_device", lambda: 0)
+    assert libprobe.loading_device(verdicts[1:2]) is None     # only gpu:1: what the probe saw
+    assert libprobe.loading_device(()) is None
+
+
+def test_cutensor_loads_in_process_without_a_probe(fake_libs, monkeypatch):
+    monkeypatch.setattr(libprobe, "probe", lambda *a, **k: pytest.fail("cuTENSOR was probed"))
+    fake, info = _load(fake_libs, "cutensor", 20801)
+    assert info.version == 20801 and info.devices == ()
 
 
 @pytest.mark.parametrize("kind,version,stack", KINDS, ids=[k[0] for k in KINDS])
@@ -331,17 +539,21 @@ def test_plan_marshalling(fake_libs, kind, version, stack):
     lay = _lay((0, 1), (1, 2), (0, 2), (3, 4), (4, 5), (3, 5), ta=(1, 3))
     t = lib.table
     p = lib.plan(0, lay, "F", (t.op_conj, t.op_identity), (256, 16, 8))
-    assert isinstance(p, tl.LibPlan) and p.workspace == 4096 and p.scalar == C64
+    # cuTENSOR: the chosen kernel's need (PLAN_REQUIRED_WORKSPACE); hipTENSOR: the limit
+    # the kernel was chosen under, which its REQUIRED_WORKSPACE would only echo
+    workspace = 4096 if kind == "cutensor" else 1 << 20
+    assert isinstance(p, tl.LibPlan) and p.workspace == workspace and p.scalar == C64
     log = fake.log()
     assert log[0] == "Create"
     assert log[1:4] == ["CreateTensorDescriptor n=2 ext=3,4 str=1,3 dt=4 align=256",
                         "CreateTensorDescriptor n=2 ext=5,4 str=1,5 dt=4 align=16",
                         "CreateTensorDescriptor n=2 ext=5,3 str=1,5 dt=4 align=8"]
     compute = 0x3200F if kind == "cutensor" else 2048
-    assert log[4] == (f"CreateContraction ma=0,1 mb=2,1 mc=2,0 opa=9 opb=1 opc=1 same_d=1 "
-                      f"compute={compute:#x}")
-    assert log[5:] == ["CreatePlanPreference algo=-1 jit=0", "EstimateWorkspaceSize pref=2",
-                       "CreatePlan limit=1048576", "PlanGetAttribute attr=0 size=8"]
+    assert log[4] == (f"CreateContraction ma=0,1 mb=2,1 mc=2,0 md=2,0 opa=9 opb=1 opc=1 "
+                      f"same_d=1 compute={compute:#x}")
+    assert log[5:8] == ["CreatePlanPreference algo=-1 jit=0", "EstimateWorkspaceSize pref=2",
+                        "CreatePlan limit=1048576 overruns=0"]
+    assert log[8:] == (["PlanGetAttribute attr=0 size=8"] if kind == "cutensor" else [])
     assert fake.live == live + 7  # handle, 3 tensor descriptors, contraction, preference, plan
     # the call itself: host scalars of the scalar type, C == D, workspace, stream
     fake.reset()
@@ -349,12 +561,128 @@ def test_plan_marshalling(fake_libs, kind, version, stack):
                  0x4000, p.workspace, 0x77)
     assert fake.log() == [f"Contract alpha={np.complex64(2 - 1j).tobytes().hex()} "
                           f"beta={np.complex64(0.5).tobytes().hex()} A=0x1000 B=0x2000 C=0x3000 "
-                          f"D=0x3000 ws=0x4000 wss=4096 stream=0x77"]
+                          f"D=0x3000 ws=0x4000 wss={workspace} stream=0x77"]
     fake.reset()
     lib.contract(0, p, np.array(1, C64), np.array(0, C64), 1, 2, 3, 0, 0, 0)
     assert fake.log()[0].endswith("ws=0 wss=0 stream=0")  # NULL workspace, default stream
     lib.clear()
-    assert fake.live == live + 1  # only the handle is left
+    assert fake.live == live + 1  # only the handle is left: it is never destroyed
+    assert not fake.calls("Destroy")
+
+
+@pytest.mark.parametrize("kind,version,stack", KINDS, ids=[k[0] for k in KINDS])
+def test_beta_zero_plans_without_c_where_the_library_would_read_it(fake_libs, kind, version,
+                                                                   stack):
+    fake, lib = _lib(fake_libs, kind, version)
+    lay = _lay((0, 1), (1, 2), (0, 2), (3, 4), (4, 5), (3, 5))
+    p = lib.plan(0, lay, "f", (1, 1), (256, 256, 256))
+    fake.reset()
+    q = lib.plan(0, lay, "f", (1, 1), (256, 256, 256), beta_zero=True)
+    if kind == "cutensor":  # cuTENSOR does not read C when beta == 0: one plan for both
+        assert q is p and fake.log() == []
+        return
+    # hipTENSOR's bilinear kernel computes alpha*AB + beta*C even for beta == 0 (NaN * 0
+    # is NaN): beta == 0 gets its own plan, made with no C (the scale kernel)
+    assert q is not p and len(lib) == 2
+    (line,) = fake.calls("CreateContraction")
+    assert " scale=1 md=2,0 " in line and " mc=" not in line and "same_d=0" in line
+    assert lib.plan(0, lay, "f", (1, 1), (256, 256, 256), beta_zero=True) is q
+    assert lib.plan(0, lay, "f", (1, 1), (256, 256, 256)) is p
+
+
+@pytest.mark.parametrize("kind,version,stack", KINDS, ids=[k[0] for k in KINDS])
+def test_plan_time_refusals(fake_libs, kind, version, stack):
+    """ARCH_MISMATCH, EXECUTION_FAILED and ALLOC_FAILED mean "not supported" for
+    hipTENSOR; cuTENSOR keeps reporting them (only NOT_SUPPORTED falls back there)."""
+    fake, lib = _lib(fake_libs, kind, version)
+    for n, (where, status) in enumerate([("plan", 13), ("plan", 3), ("contraction", 8),
+                                         ("contraction", 15)]):
+        lay = _lay((0,), (0,), (), (n + 2,), (n + 2,), ())
+        fake.set(plan_status=status if where == "plan" else 0,
+                 refuse_nmodes_a=1 if where == "contraction" else -1, refuse_status=status)
+        func = f"{kind}Create{'Plan' if where == 'plan' else 'Contraction'}"
+        if status in lib.table.plan_refusals:
+            p = lib.plan(0, lay, "f", (1, 1), (256, 256, 256))
+            assert isinstance(p, tl.NotSupported) and (p.status, p.function) == (status, func)
+            assert lib.plan(0, lay, "f", (1, 1), (256, 256, 256)) is p  # remembered
+        else:
+            with pytest.raises(tl.LibraryError, match=f"{func} failed: FAKE_STATUS_{status}"):
+                lib.plan(0, lay, "f", (1, 1), (256, 256, 256))
+    assert (kind == "hiptensor") == (13 in lib.table.plan_refusals)
+
+
+def test_hiptensor_arch_mismatch_from_the_library(fake_libs, monkeypatch):
+    """Where hipfer does not know the device, the library's own ARCH_MISMATCH (f64 on a
+    GPU without FP64, a compute type without matrix cores) still falls back."""
+    fake, lib = _lib(fake_libs, "hiptensor", 2003000)
+    fake.set(arch="gfx1100")
+    lay = _lay((0,), (0,), (), (5,), (5,), ())
+    p = lib.plan(0, lay, "d", (1, 1), (256, 256, 256))
+    assert isinstance(p, tl.NotSupported) and p.status == 8
+    assert p.function == "hiptensorCreateTensorDescriptor"
+    p = lib.plan(0, lay, "f", (1, 1), (256, 256, 256))
+    assert isinstance(p, tl.NotSupported) and p.function == "hiptensorCreateContraction"
+    assert p.status == 8 and "FAKE_STATUS_8" in str(p)
+
+
+def _hip_on(fake_libs, monkeypatch, arch, version=2003000, warp=None):
+    """The hipTENSOR stand-in loaded as if gpu:0 were arch (loader and library agree)."""
+    warp = warp or (32 if arch.startswith("gfx1") else 64)
+    monkeypatch.setattr(libprobe, "device_facts", lambda: (libprobe.GpuFacts(0, arch, warp),))
+    fake, info = _load(fake_libs, "hiptensor", version, arch=arch)
+    return fake, tl.bind(info)
+
+
+@pytest.mark.parametrize("arch,version,compute", ARCH_COMPUTE[:-1],
+                         ids=[f"{a}-{v}" for a, v, _ in ARCH_COMPUTE[:-1]])
+def test_hiptensor_plans_per_architecture(fake_libs, monkeypatch, arch, version, compute):
+    fake, lib = _hip_on(fake_libs, monkeypatch, arch, version)
+    lay = _lay((0, 1), (1, 2), (0, 2), (3, 4), (4, 5), (3, 5))
+    for char in "efdFD":
+        fake.reset()
+        p = lib.plan(0, lay, char, (1, 1), (256, 256, 256))
+        if char not in compute:  # refused by hipfer, before any library call
+            assert isinstance(p, tl.NotSupported) and p.status is None
+            assert f"gpu:0 ({arch})" in str(p) and fake.log() == []
+            continue
+        assert isinstance(p, tl.LibPlan), p
+        (line,) = fake.calls("CreateContraction")
+        assert line.endswith(f"compute={compute[char]:#x}")
+        # alpha and beta have the compute type: float16 under COMPUTE_DESC_16F
+        want = np.float16 if compute[char] == 1 else lib.table.scalar[char]
+        assert p.scalar == np.dtype(want) and lib.scalar_type(0, char) == p.scalar
+        fake.reset()
+        lib.contract(0, p, np.array(3, p.scalar), np.array(0, p.scalar), 1, 2, 3, 0, 0, 0)
+        assert fake.calls("Contract")[0].startswith(
+            f"Contract alpha={np.array(3, p.scalar).tobytes().hex()} beta=")
+
+
+def test_unsupported_devices_fall_back(fake_libs, monkeypatch):
+    facts = (libprobe.GpuFacts(0, "gfx90a", 64), libprobe.GpuFacts(1, "gfx1030", 32))
+    monkeypatch.setattr(libprobe, "device_facts", lambda: facts)
+    fake, info = _load(fake_libs, "hiptensor", 2003000)
+    lib = tl.bind(info)
+    lay = _lay((0, 1), (1, 2), (0, 2), (3, 4), (4, 5), (3, 5))
+    fake.reset()
+    p = lib.plan(1, lay, "f", (1, 1), (256, 256, 256))
+    assert isinstance(p, tl.NotSupported) and "gpu:1 (gfx1030)" in str(p)
+    assert "does not support gfx1030" in str(p) and fake.log() == []  # nothing called
+    assert isinstance(lib.plan(0, lay, "f", (1, 1), (256, 256, 256)), tl.LibPlan)
+    # has_fast_path: yes while one GPU contracts the dtype; no when none does
+    assert tl.why_not(CONTRACT, (F64, F64), stack="rocm") == ""
+    monkeypatch.setattr(libprobe, "device_facts", lambda: facts[1:])
+    hf.load_hiptensor(fake_libs["hiptensor"])  # a new load: bind() makes new bindings
+    why = tl.why_not(CONTRACT, (F64, F64), stack="rocm")
+    assert "contraction library" in why and "gpu:1 (gfx1030)" in why and "BatchedGemm" in why
+    assert tl.why_not(CONTRACT, None, stack="rocm") == ""  # no dtype: nothing to say yet
+
+
+def test_device_dtype_refusal_in_why_not(fake_libs, monkeypatch):
+    _hip_on(fake_libs, monkeypatch, "gfx1100")
+    assert tl.why_not(CONTRACT, (F16, F16), stack="rocm") == ""
+    for dt in (F32, F64, C64, C128):
+        why = tl.why_not(CONTRACT, (dt, dt), stack="rocm")
+        assert f"does not contract {dt}" in why and "16-bit compute" in why
 
 
 @pytest.mark.parametrize("kind,version,stack", KINDS, ids=[k[0] for k in KINDS])
@@ -413,11 +741,11 @@ def test_library_errors(fake_libs, kind, version, stack):
     fake, lib = _lib(fake_libs, kind, version)
     lay = _lay((0, 1), (1, 2), (0, 2), (3, 4), (4, 5), (3, 5))
     live = fake.live
-    fake.set(fail_plan=1)
+    fake.set(plan_status=14)
     with pytest.raises(RuntimeError, match=rf"{kind}CreatePlan failed: FAKE_STATUS_14 \(status 14"):
         lib.plan(0, lay, "f", (1, 1), (256, 256, 256))
     assert fake.live == live + 1 and len(lib) == 0  # what the failed plan made is destroyed
-    fake.set(fail_plan=0, refuse_nmodes_a=2)  # NOT_SUPPORTED: remembered, so GEMM runs it
+    fake.set(plan_status=0, refuse_nmodes_a=2)  # NOT_SUPPORTED: remembered, so GEMM runs it
     p = lib.plan(0, lay, "f", (1, 1), (256, 256, 256))
     assert isinstance(p, tl.NotSupported) and p.status == 15
     assert p.function == f"{kind}CreateContraction" and "FAKE_STATUS_15" in str(p)
@@ -430,6 +758,76 @@ def test_library_errors(fake_libs, kind, version, stack):
                     tl.Operand((), (), ()), False, False, False, tl.Modes.of((0,), (0,), ()))
     with pytest.raises(RuntimeError, match=rf"{kind}CreateTensorDescriptor failed: FAKE_STATUS_7"):
         lib.plan(0, bad, "f", (1, 1), (256, 256, 256))
+
+
+# strided views: a every other column, b transposed (packed), out a row slice
+STRIDED = (((0, 1), (1, 2), (0, 2)), ((3, 4), (4, 5), (3, 5)), ((8, 2), (1, 4), (10, 1)))
+
+
+def test_plan_layout_per_library():
+    ids, shapes, strides = STRIDED
+    hip, cut = tl.TABLES["hiptensor"], tl.TABLES["cutensor"]
+    lay, told, why = tl.plan_layout(hip, 2003000, ids, shapes, strides, (16, 8, 4), 4)
+    assert (lay.copy_a, lay.copy_b, lay.temp_c, told, why) == (True, False, True,
+                                                              (256, 8, 256), "")
+    lay, told, why = tl.plan_layout(cut, 20801, ids, shapes, strides, (16, 8, 4), 4)
+    assert (lay.copy_a, lay.copy_b, lay.temp_c, told, why) == (False, False, False,
+                                                              (16, 8, 4), "")
+    assert lay.a == tl.Operand((1, 0), (4, 3), (2, 8))  # cuTENSOR reads the view itself
+
+
+def test_hiptensor_never_sees_a_strided_operand(fake_libs):
+    fake, lib = _lib(fake_libs, "hiptensor", 2003000)
+    ids, shapes, strides = STRIDED
+    raw = tl.layout(*ids, *shapes, *strides)   # what cuTENSOR is given
+    lib.plan(0, raw, "f", (1, 1), (256, 256, 256))
+    assert fake.overruns == 2                   # the stand-in sees a and c overrun
+    fake.reset()
+    lay, told, why = tl.plan_layout(lib.table, lib.version, ids, shapes, strides,
+                                    (256, 256, 256), 4)
+    assert isinstance(lib.plan(0, lay, "f", (1, 1), told), tl.LibPlan)
+    assert fake.overruns == 0 and "overruns=0" in fake.calls("CreatePlan")[0]
+
+
+def test_operands_over_2gb_run_through_gemm():
+    hip, cut = tl.TABLES["hiptensor"], tl.TABLES["cutensor"]
+    # a(i=2^15, j=2^14) x b(j, k=8): a has 2^29 elements, 2^31 bytes in float32
+    ids, shapes = ((0, 1), (1, 2), (0, 2)), ((2 ** 15, 2 ** 14), (2 ** 14, 8), (2 ** 15, 8))
+    strides = tuple(tl.c_strides(sh) for sh in shapes)
+    _, _, why = tl.plan_layout(hip, 2003000, ids, shapes, strides, (256,) * 3, 4)
+    assert "32-bit ck::index_t: a spans 2147483648 bytes" in why
+    assert tl.plan_layout(hip, 2003000, ids, shapes, strides, (256,) * 3, 2)[2] == ""  # 1 GB
+    assert tl.plan_layout(cut, 20801, ids, shapes, strides, (256,) * 3, 4)[2] == ""
+    # a huge stride on a small operand is no reason: hipTENSOR gets a packed copy
+    lay, _, why = tl.plan_layout(hip, 2003000, ids, ((2, 3), (3, 2), (2, 2)),
+                                 ((2 ** 31, 1), (2, 1), (2, 1)), (256,) * 3, 8)
+    assert why == "" and lay.copy_a and lay.a.strides == (1, 3)
+
+
+def _info(args, env):
+    """`hipfer info --json ...` in a child without CuPy, as test_cli runs it."""
+    code = ("import sys; sys.modules['cupy'] = None; from hipfer.__main__ import main; "
+            "sys.exit(main(sys.argv[1:]))")
+    root = os.path.dirname(HERE)
+    r = subprocess.run([sys.executable, "-c", code, "info", "--json", *args], cwd=root,
+                       env=dict(os.environ, **env), capture_output=True, text=True,
+                       timeout=300)
+    return r.returncode, json.loads(r.stdout) if r.stdout.strip() else None, r.stderr
+
+
+def test_info_hiptensor_survives_a_library_that_exits(fake_libs):
+    path = fake_libs["hiptensor"]
+    rc, info, err = _info(["--hiptensor", path], {"FAKE_HIPTENSOR_ARCH": "gfx1030"})
+    assert rc == 1 and info is not None, err
+    msg = info["contraction"]["errors"]["hiptensor"]
+    assert "killed the probe process" in msg and "exited with status 1" in msg
+    assert info["contraction"]["loaded"] is None
+    rc, info, err = _info(["--hiptensor", path], {})
+    assert rc == 0, err
+    loaded = info["contraction"]["loaded"]
+    assert (loaded["kind"], loaded["version_str"], loaded["devices"]) == ("hiptensor", "2.3.0", [])
+    rc, info, err = _info(["--hiptensor", fake_libs["hiptensor_mangled"]], {})
+    assert rc == 1 and "(C++ ABI), not supported" in info["contraction"]["errors"]["hiptensor"]
 
 
 def test_missing_compute_symbol(fake_libs, monkeypatch):

@@ -11,27 +11,52 @@ so the call code here is shared and each library is one ``LibraryTable``: its sy
 prefix, its enum values (data types, operators, algorithm, JIT mode, workspace
 preference), how it names compute precisions (cuTENSOR 2.x: exported *symbols* holding
 ``cutensorComputeDescriptor_t`` pointers, read from the library; hipTENSOR 2.x: plain
-enum values), how it encodes its version, and what it is known to get wrong.
+enum values, per GPU architecture), how it encodes its version, which statuses mean "not
+supported" at plan time, and what it is known to get wrong.
 
 Values are those of the public headers: cuTENSOR 2.8 ``cutensor/types.h`` (data types
 are ``cudaDataType_t``: R_16F 2, R_32F 0, R_64F 1, C_32F 4, C_64F 5; OP_IDENTITY 1,
 OP_CONJ 9; ALGO_DEFAULT -1; WORKSPACE_DEFAULT 2; JIT_MODE_NONE 0; PLAN_REQUIRED_WORKSPACE
 0; version = major*10000 + minor*100 + patch) and hipTENSOR 2.x ``hiptensor_types.h``
-(HIPTENSOR_R_16F 2, R_32F 0, R_64F 1, C_32F 4, C_64F 5; COMPUTE_DESC_32F 1<<2, 64F 1<<4,
-C32F 1<<11, C64F 1<<12; same operator/algo/JIT/workspace values; version =
-major*1000000 + minor*1000 + patch, as hiptensorGetVersion computes it).
+(rocm-libraries projects/hiptensor, 2.4.0: HIPTENSOR_R_16F 2, R_32F 0, R_64F 1, C_32F 4,
+C_64F 5; COMPUTE_DESC_16F 1<<0, 32F 1<<2, 64F 1<<4, C32F 1<<11, C64F 1<<12; statuses
+ALLOC_FAILED 3, ARCH_MISMATCH 8, EXECUTION_FAILED 13, NOT_SUPPORTED 15; same operator/
+algo/JIT/workspace values; version = major*1000000 + minor*1000 + patch, as
+hiptensorGetVersion computes it).
+
+hipTENSOR facts from its sources (rocm-libraries projects/hiptensor, 2.3.0-dev at 893f0ef
+and 2.4.0 at 15a06ac; ``hip_device.cpp``, ``hiptensor.cpp``, ``hiptensor_contraction.cpp``,
+``contraction_selection.cpp``, ``contraction_solution_impl.hpp``) that the table encodes:
+- CreateContraction answers ARCH_MISMATCH when ``matrixCoreSupport(compute)`` is false:
+  64F/C64F only on gfx90a/gfx942/gfx950, 32F/C32F on those and gfx908, 16F/16BF also on
+  gfx11/gfx12 (2.3+); CreateTensorDescriptor answers it for R_64F without FP64;
+- CreatePlan's ``bruteForceModel`` answers ALLOC_FAILED when its scratch hipMalloc
+  fails and EXECUTION_FAILED when no candidate kernel ran; it allocates
+  product(extents) elements per operand but launches with the caller's strides, so a
+  strided operand overruns that scratch: only packed operands are passed;
+- extents and strides become 32-bit ``ck::index_t`` (``toCKVec``): an operand spanning
+  more than 2^31-1 bytes runs through GEMM;
+- a non-NULL descC selects the bilinear kernel, CK's ``Bilinear`` computes
+  ``alpha * x0 + beta * x1`` with no beta == 0 case (NaN * 0 is NaN), while a NULL descC
+  selects the scale kernel, which reads neither C nor beta: with beta == 0 the plan is
+  made without C (part of the plan key) -- no fill of ``out`` and no read of it;
+- ``plan->mRequiredWorkspace = workspaceSizeLimit``: REQUIRED_WORKSPACE only echoes the
+  limit, so the estimate passed as that limit is what is allocated.
 
 What the handler does with a contraction (``make_contract``): modes of extent 1 are
 dropped; every operand is described with its own strides (in elements), so transposed
-and sliced views contract without a copy; an input with a zero or negative stride (a
-broadcast or reversed view, which the libraries reject) is copied to a packed array
-first, and an output with one is computed into a temporary. Plans (descriptors, plan,
-workspace size) are cached per device by (modes, dtype, extents, strides, operators,
-alignments). Workspace comes from CuPy's memory pool; the stream is CuPy's current one.
-A case the library answers NOT_SUPPORTED at plan time, and a layout a known-bad version
-would miscompute, run as a transpose-transpose-GEMM contraction (``gemm_contract``)
-instead; every other library error is a RuntimeError naming the function and the
-library's error string.
+and sliced views contract without a copy where the library takes strides (cuTENSOR); an
+input the library cannot take as it is (a zero or negative stride, which both reject;
+any non-packed layout for hipTENSOR) is copied to a packed array first, and such an
+output is computed into a temporary. Plans (descriptors, plan, workspace size) are
+cached per device by (modes, dtype, extents, strides, operators, alignments, whether C
+is read). Workspace comes from CuPy's memory pool; the stream is CuPy's current one. A
+case the library refuses at plan time (``plan_refusals``), a dtype the device's
+architecture has no kernels for, a device the library does not support, and a layout a
+known-bad version would miscompute, run as a transpose-transpose-GEMM contraction
+(``gemm_contract``) instead; every other library error is a RuntimeError naming the
+function and the library's error string. Library handles are created once per device
+and kept for the life of the process ({p}Destroy is never called).
 
 This module imports CuPy only where it touches device memory, so its tables, layout
 analysis, plan cache and argument marshalling are testable on the CPU.
@@ -43,11 +68,11 @@ import ctypes
 import threading
 from dataclasses import dataclass, field
 from math import prod
-from typing import Callable, Mapping, Optional, Tuple
+from typing import Callable, FrozenSet, Mapping, Optional, Tuple
 
 import numpy as np
 
-from ...prims import registry
+from ...prims import libprobe, registry
 from ...prims.semiring import Semiring
 
 INT32_MAX = 2 ** 31 - 1
@@ -108,9 +133,9 @@ class Layout:
     a: Operand
     b: Operand
     c: Operand
-    copy_a: bool      # the input had a zero/negative stride: contract a packed copy
+    copy_a: bool      # the library cannot take the input as it is: contract a packed copy
     copy_b: bool
-    temp_c: bool      # the output had a zero/negative stride: compute into a temporary
+    temp_c: bool      # nor the output: compute into a temporary, then copy it in
     roles: Modes      # the roles of the kept (extent > 1) mode ids
 
 
@@ -123,26 +148,33 @@ def c_strides(shape) -> tuple:
     return tuple(reversed(out))
 
 
-def _operand(ids, shape, strides, keep) -> Tuple[Operand, bool]:
-    """(Operand over the kept modes, whether a packed copy is needed)."""
+def _operand(ids, shape, strides, keep, dense: bool) -> Tuple[Operand, bool]:
+    """(Operand over the kept modes, whether a packed C-order copy is needed: for a
+    zero/negative stride always, for any non-packed layout when ``dense``)."""
     kept = [i for i, m in enumerate(ids) if m in keep]
-    bad = any(strides[i] <= 0 for i in kept)
-    if bad:
-        strides = c_strides(shape)
-    order = sorted(kept, key=lambda i: (strides[i], i))
-    return Operand(tuple(ids[i] for i in order), tuple(int(shape[i]) for i in order),
-                   tuple(int(strides[i]) for i in order)), bad
+
+    def described(st):
+        order = sorted(kept, key=lambda i: (st[i], i))
+        return Operand(tuple(ids[i] for i in order), tuple(int(shape[i]) for i in order),
+                       tuple(int(st[i]) for i in order))
+
+    if not any(strides[i] <= 0 for i in kept):
+        op = described(strides)
+        if not dense or op.packed:
+            return op, False
+    return described(c_strides(shape)), True
 
 
 def layout(ids_a, ids_b, ids_c, shape_a, shape_b, shape_c,
-           strides_a, strides_b, strides_c) -> Layout:
+           strides_a, strides_b, strides_c, dense: bool = False) -> Layout:
     """The library view of a contraction over integer mode ids, shapes and element
-    strides. Assumes no extent is 0 (the caller handles empty contractions)."""
+    strides; ``dense``: every operand is packed (in some mode order), copying those that
+    are not. Assumes no extent is 0 (the caller handles empty contractions)."""
     size = {**dict(zip(ids_a, shape_a)), **dict(zip(ids_b, shape_b))}
     keep = {m for m, n in size.items() if n != 1}
-    a, ca = _operand(ids_a, shape_a, strides_a, keep)
-    b, cb = _operand(ids_b, shape_b, strides_b, keep)
-    c, tc = _operand(ids_c, shape_c, strides_c, keep)
+    a, ca = _operand(ids_a, shape_a, strides_a, keep, dense)
+    b, cb = _operand(ids_b, shape_b, strides_b, keep, dense)
+    c, tc = _operand(ids_c, shape_c, strides_c, keep, dense)
     roles = Modes.of(tuple(m for m in ids_a if m in keep), tuple(m for m in ids_b if m in keep),
                      tuple(m for m in ids_c if m in keep))
     return Layout(a, b, c, ca, cb, tc, roles)
@@ -175,6 +207,23 @@ class ModeRules:
 
 
 @dataclass(frozen=True)
+class ArchRule:
+    """The compute types a library has on some GPU architectures, for versions [lo, hi):
+    dtype char -> compute descriptor. A dtype it lacks is refused there (``reason``)."""
+    lo: int
+    hi: Optional[int]
+    archs: FrozenSet[str]
+    compute: Mapping[str, object]
+    reason: str = ""
+    scalar: Optional[Mapping[str, str]] = None  # alpha/beta types that differ from the
+                                                # table's (they follow the compute type)
+
+    def covers(self, version: int, arch: str) -> bool:
+        return (arch in self.archs and version >= self.lo
+                and (self.hi is None or version < self.hi))
+
+
+@dataclass(frozen=True)
 class LibraryTable:
     kind: str                  # registry kind: 'cutensor' / 'hiptensor'
     name: str                  # for messages
@@ -191,13 +240,21 @@ class LibraryTable:
     jit_none: int
     workspace_default: int
     plan_required_workspace: int
-    status_not_supported: int
+    plan_refusals: FrozenSet[int]       # statuses that mean "not supported" while planning
     decode_version: Callable
     conj_op_ok: Callable                # version -> whether the CONJ operator is honoured
     conj_op_note: str
     modes: ModeRules
     known_bad: Tuple[KnownBad, ...] = ()
     compute_is_symbol: bool = False
+    workspace_from_plan: bool = True    # PLAN_REQUIRED_WORKSPACE is the chosen kernel's need
+    beta0_without_c: bool = False       # beta == 0: plan without C (C is then never read)
+    dense_operands: str = ""            # non-empty: why only packed operands are passed
+    index_limit: Optional[int] = None   # the most bytes an operand may span
+    index_note: str = ""
+    # per GPU architecture, the compute types there (first rule that covers the device);
+    # empty: table.compute everywhere, no per-device checks
+    arch_rules: Tuple[ArchRule, ...] = ()
 
     def version_str(self, version: int) -> str:
         return ".".join(str(x) for x in self.decode_version(version))
@@ -206,13 +263,12 @@ class LibraryTable:
         """The symbols the bindings call (PlanGetAttribute is optional)."""
         return tuple(self.prefix + f for f in _FUNCTIONS)
 
+    def arch_rule(self, version: int, arch: str) -> Optional[ArchRule]:
+        return next((r for r in self.arch_rules if r.covers(version, arch)), None)
 
-def _decode_cutensor(v: int) -> tuple:
-    return (v // 10000, v // 100 % 100, v % 100)
 
-
-def _decode_hiptensor(v: int) -> tuple:
-    return (v // 1_000_000, v // 1000 % 1000, v % 1000)
+_decode_cutensor = libprobe.decode_cutensor
+_decode_hiptensor = libprobe.decode_hiptensor
 
 
 # -- layout-level conditions of the known-bad table
@@ -251,7 +307,8 @@ _CUTENSOR = LibraryTable(
     compute_is_symbol=True,
     scalar={"e": "f", "f": "f", "d": "d", "F": "F", "D": "D"},
     op_identity=1, op_conj=9, algo_default=-1, jit_none=0, workspace_default=2,
-    plan_required_workspace=0, status_not_supported=15,
+    plan_required_workspace=0,
+    plan_refusals=frozenset({15}),   # CUTENSOR_STATUS_NOT_SUPPORTED
     decode_version=_decode_cutensor,
     conj_op_ok=lambda v: True, conj_op_note="",
     modes=ModeRules(),  # batch modes, and modes of one input only (since 1.5), are fine
@@ -271,14 +328,25 @@ _CUTENSOR = LibraryTable(
     ),
 )
 
+# hipTENSOR's compute descriptors (hiptensor_types.h)
+_H16F, _H32F, _H64F, _HC32F, _HC64F = 1 << 0, 1 << 2, 1 << 4, 1 << 11, 1 << 12
+_HIP_CDNA_COMPUTE = {"e": _H32F, "f": _H32F, "d": _H64F, "F": _HC32F, "D": _HC64F}
+_GFX11 = frozenset({"gfx1100", "gfx1101", "gfx1102", "gfx1150", "gfx1151", "gfx1152",
+                    "gfx1153"})
+_GFX12 = frozenset({"gfx1200", "gfx1201"})
+
 _HIPTENSOR = LibraryTable(
     kind="hiptensor", name="hipTENSOR", prefix="hiptensor", stack="rocm",
     min_version=2_000_000,
     data_type={"e": 2, "f": 0, "d": 1, "F": 4, "D": 5},
-    compute={"e": 1 << 2, "f": 1 << 2, "d": 1 << 4, "F": 1 << 11, "D": 1 << 12},
+    compute=_HIP_CDNA_COMPUTE,       # where the device's architecture is unknown
     scalar={"e": "f", "f": "f", "d": "d", "F": "F", "D": "D"},
     op_identity=1, op_conj=9, algo_default=-1, jit_none=0, workspace_default=2,
-    plan_required_workspace=0, status_not_supported=15,
+    plan_required_workspace=0,
+    # NOT_SUPPORTED 15; ARCH_MISMATCH 8 (no matrix cores for the compute type, f64 on a
+    # GPU without FP64); EXECUTION_FAILED 13 (no candidate kernel ran); ALLOC_FAILED 3
+    # (bruteForceModel's scratch): all mean "use another engine", not "fail"
+    plan_refusals=frozenset({15, 8, 13, 3}),
     decode_version=_decode_hiptensor,
     # 2.2 accepts HIPTENSOR_OP_CONJ on an input and ignores it; 2.4 fails the plan
     # (JuliaGPU/AMDGPU.jl#1065): a conjugated operand is conjugated into a copy instead
@@ -296,13 +364,38 @@ _HIPTENSOR = LibraryTable(
                  "layout other than packed column-major A[M..,K..], B[N..,K..], "
                  "C[M..,N..] (JuliaGPU/AMDGPU.jl#1065)"),
     ),
+    workspace_from_plan=False,    # REQUIRED_WORKSPACE echoes CreatePlan's limit
+    beta0_without_c=True,         # the bilinear kernel computes NaN * 0 for beta == 0
+    dense_operands="hipTENSOR's plan-time kernel trial (bruteForceModel) allocates "
+                   "product(extents) elements per operand but launches with the "
+                   "operand's strides",
+    index_limit=INT32_MAX,
+    index_note="hipTENSOR hands extents and strides to Composable Kernel as 32-bit "
+               "ck::index_t",
+    arch_rules=(
+        ArchRule(2_000_000, None, frozenset({"gfx90a", "gfx942", "gfx950"}),
+                 _HIP_CDNA_COMPUTE),
+        ArchRule(2_000_000, None, frozenset({"gfx908"}),
+                 {c: _HIP_CDNA_COMPUTE[c] for c in "efF"},
+                 "gfx908 has no FP64 matrix cores, and hipTENSOR no f64 / complex128 "
+                 "kernels for it"),
+        # 2.3 added gfx11/gfx12 contractions for FP16/BF16 data with 16F/16BF compute
+        # only: matrixCoreSupport refuses 32F/64F there, and f16 with 32F compute
+        # (alpha and beta are then read as _Float16: readVal in data_types.cpp)
+        ArchRule(2_003_000, None, _GFX11 | _GFX12, {"e": _H16F},
+                 "on gfx11/gfx12 hipTENSOR has matrix-core kernels only for 16-bit "
+                 "compute types (float16 runs with COMPUTE_DESC_16F)", scalar={"e": "e"}),
+        ArchRule(2_000_000, 2_003_000, _GFX12, {},
+                 "hipTENSOR before 2.3 has no gfx12 contraction kernels"),
+    ),
 )
 
 TABLES = {"cutensor": _CUTENSOR, "hiptensor": _HIPTENSOR}
 KIND_FOR_STACK = {"cuda": "cutensor", "rocm": "hiptensor"}
 
-# the functions every binding calls, after the prefix
-_FUNCTIONS = ("Create", "Destroy", "CreateTensorDescriptor", "DestroyTensorDescriptor",
+# the functions every binding calls, after the prefix ({p}Destroy is not one: handles
+# live as long as the process)
+_FUNCTIONS = ("Create", "CreateTensorDescriptor", "DestroyTensorDescriptor",
               "CreateContraction", "DestroyOperationDescriptor", "CreatePlanPreference",
               "DestroyPlanPreference", "EstimateWorkspaceSize", "CreatePlan", "DestroyPlan",
               "Contract", "GetErrorString")
@@ -319,7 +412,6 @@ def _argtypes(compute_t) -> dict:
     i, u32, u64 = ctypes.c_int, ctypes.c_uint32, ctypes.c_uint64
     return {
         "Create": [_pvp],
-        "Destroy": [_vp],
         "CreateTensorDescriptor": [_vp, _pvp, u32, _i64p, _i64p, i, u32],
         "DestroyTensorDescriptor": [_vp],
         "CreateContraction": [_vp, _pvp, _vp, _i32p, i, _vp, _i32p, i, _vp, _i32p, i,
@@ -344,7 +436,8 @@ class LibraryError(RuntimeError):
 
 
 class NotSupported(LibraryError):
-    """The library answered NOT_SUPPORTED while planning: contract through GEMM."""
+    """The library refused the contraction while planning (a status in the table's
+    plan_refusals), or hipfer knows it would (status None): contract through GEMM."""
 
 
 @dataclass
@@ -368,6 +461,7 @@ class TensorLib:
         self._handles: dict = {}
         self._plans: collections.OrderedDict = collections.OrderedDict()
         self._compute: dict = {}
+        self._devices: Optional[tuple] = None
         self.counts: collections.Counter = collections.Counter()  # library calls made
         if not self.missing:
             self._bind()
@@ -387,12 +481,61 @@ class TensorLib:
         err.argtypes, err.restype = [ctypes.c_int], ctypes.c_char_p
         self._err = err
 
-    def compute_desc(self, char: str):
-        """The compute descriptor argument for dtype char: an enum value, or the pointer
-        stored in the library's exported symbol."""
-        v = self._compute.get(char)
+    # -- devices -------------------------------------------------------------------
+    def devices(self) -> tuple:
+        """libprobe.DeviceSupport per visible GPU: from the loader, or (where it saw no
+        GPU) asked once now; () for a library without per-architecture rules."""
+        if not self.table.arch_rules:
+            return ()
+        if self._devices is None:
+            found = self.info.devices
+            if not found:
+                spec = libprobe.SPECS[self.table.kind]
+                found = libprobe.check_devices(spec, self.version, libprobe.device_facts())
+            self._devices = tuple(found)
+        return self._devices
+
+    def _arch(self, device: int):
+        """(DeviceSupport of device or None, the ArchRule that covers it or None)."""
+        ds = next((d for d in self.devices() if d.index == device), None)
+        rule = self.table.arch_rule(self.version, ds.arch) if ds is not None else None
+        return ds, rule
+
+    def device_reason(self, device: int, char: str) -> str:
+        """'' when the library contracts dtype char on GPU device, else why not (the
+        device is unsupported, or its architecture has no kernels for the dtype). A
+        device the loader could not see is left to the library's own answer."""
+        ds, rule = self._arch(device)
+        if ds is None:
+            return ""
+        t, where = self.table, f"gpu:{device} ({ds.arch or 'unknown architecture'})"
+        if not ds.supported:
+            return f"{where}: {ds.reason}"
+        if rule is None:
+            return f"{t.name} {self.version_str} has no contraction kernels for {where}"
+        if char not in rule.compute:
+            return (f"{t.name} {self.version_str} on {where} does not contract "
+                    f"{np.dtype(char)}: {rule.reason}")
+        return ""
+
+    def scalar_type(self, device: int, char: str) -> np.dtype:
+        """The host type of alpha and beta (it follows the compute type)."""
+        _, rule = self._arch(device)
+        if rule is not None and rule.scalar and char in rule.scalar:
+            return np.dtype(rule.scalar[char])
+        return np.dtype(self.table.scalar[char])
+
+    def compute_desc(self, char: str, device: Optional[int] = None):
+        """The compute descriptor argument for dtype char on GPU device (None, or a GPU
+        without an architecture rule: the table's default): an enum value, or the
+        pointer stored in the library's exported symbol."""
+        spec = self.table.compute[char]
+        if device is not None:
+            _, rule = self._arch(device)
+            if rule is not None and char in rule.compute:
+                spec = rule.compute[char]
+        v = self._compute.get(spec)
         if v is None:
-            spec = self.table.compute[char]
             if self.table.compute_is_symbol:
                 try:
                     v = ctypes.c_void_p.in_dll(self.lib, spec).value
@@ -403,7 +546,7 @@ class TensorLib:
                     raise LibraryError(f"{self.table.name}: {spec} is NULL", spec, -1)
             else:
                 v = int(spec)
-            self._compute[char] = v
+            self._compute[spec] = v
         return v
 
     @property
@@ -422,8 +565,7 @@ class TensorLib:
             fname = self.table.prefix + name
             msg = (f"{fname} failed: {self.error_string(st)} (status {st}; "
                    f"{self.table.name} {self.version_str} at {self.info.path})")
-            cls = NotSupported if st == self.table.status_not_supported else LibraryError
-            raise cls(msg, fname, st)
+            raise LibraryError(msg, fname, st)
 
     def handle(self, device: int) -> int:
         """The library handle of device (created with that device current)."""
@@ -438,20 +580,34 @@ class TensorLib:
         return h
 
     # -- plans ---------------------------------------------------------------------
-    def plan(self, device: int, lay: Layout, char: str, ops: tuple, aligns: tuple):
-        """The cached LibPlan for this layout (or the NotSupported it raised)."""
-        key = (device, lay.a, lay.b, lay.c, char, ops, aligns)
+    def plan(self, device: int, lay: Layout, char: str, ops: tuple, aligns: tuple,
+             beta_zero: bool = False):
+        """The cached LibPlan for this layout (or the NotSupported that refused it).
+        beta_zero: the call has beta == 0, so a library that then plans without C
+        (table.beta0_without_c) gets a plan that never reads C."""
+        scale = bool(beta_zero and self.table.beta0_without_c)
+        key = (device, lay.a, lay.b, lay.c, char, ops, aligns, scale)
         p = self._plans.get(key)
         if p is None:
             with self._lock:
                 p = self._plans.get(key)
                 if p is None:
-                    try:
-                        p = self._create(self.handle(device), lay, char, ops, aligns)
-                    except NotSupported as e:
-                        p = e
+                    p = self._plan(device, lay, char, ops, aligns, scale)
                     self._insert(key, p)
         return p
+
+    def _plan(self, device, lay, char, ops, aligns, scale):
+        why = self.device_reason(device, char)
+        if why:
+            return NotSupported(why, "", None)
+        try:
+            return self._create(self.handle(device), lay, char, ops, aligns, scale,
+                                self.compute_desc(char, device),
+                                self.scalar_type(device, char))
+        except LibraryError as e:
+            if e.status not in self.table.plan_refusals:
+                raise
+            return NotSupported(str(e), e.function, e.status)
 
     def _insert(self, key, p):
         while len(self._plans) >= self.capacity:
@@ -479,9 +635,10 @@ class TensorLib:
     def __len__(self):
         return len(self._plans)
 
-    def _create(self, handle, lay: Layout, char: str, ops: tuple, aligns: tuple) -> LibPlan:
+    def _create(self, handle, lay: Layout, char: str, ops: tuple, aligns: tuple,
+                scale: bool, compute, scalar: np.dtype) -> LibPlan:
         t = self.table
-        p = LibPlan(0, 0, np.dtype(t.scalar[char]))
+        p = LibPlan(0, 0, scalar)
         try:
             descs = []
             for op, align in zip((lay.a, lay.b, lay.c), aligns):
@@ -494,10 +651,11 @@ class TensorLib:
                 descs.append(d.value)
             modes = [(ctypes.c_int32 * len(op.modes))(*op.modes) for op in (lay.a, lay.b, lay.c)]
             od = ctypes.c_void_p()
+            # C and D share one descriptor; no C (NULL) selects hipTENSOR's scale kernel
             self.call("CreateContraction", handle, ctypes.byref(od),
                       descs[0], modes[0], ops[0], descs[1], modes[1], ops[1],
-                      descs[2], modes[2], t.op_identity, descs[2], modes[2],
-                      self.compute_desc(char))
+                      None if scale else descs[2], None if scale else modes[2],
+                      t.op_identity, descs[2], modes[2], compute)
             p.owned.append(("DestroyOperationDescriptor", od.value))
             pref = ctypes.c_void_p()
             self.call("CreatePlanPreference", handle, ctypes.byref(pref), t.algo_default,
@@ -509,8 +667,11 @@ class TensorLib:
             plan = ctypes.c_void_p()
             self.call("CreatePlan", handle, ctypes.byref(plan), od.value, pref.value, est.value)
             p.owned.append(("DestroyPlan", plan.value))
+            # the kernel was chosen within this limit: allocate it, unless the library
+            # says what the chosen kernel needs (cuTENSOR: often far below the estimate;
+            # hipTENSOR's REQUIRED_WORKSPACE only echoes the limit back)
             p.plan, p.workspace = plan.value, int(est.value)
-            if "PlanGetAttribute" in self.fn:  # the exact need, often far below the estimate
+            if t.workspace_from_plan and "PlanGetAttribute" in self.fn:
                 need = ctypes.c_uint64()
                 self.call("PlanGetAttribute", handle, plan.value, t.plan_required_workspace,
                           ctypes.byref(need), ctypes.sizeof(need))
@@ -610,6 +771,11 @@ def why_not(desc, dtypes, stack: Optional[str] = None) -> str:
         if dt.char not in table.data_type or any(np.dtype(t) != dt for t in dtypes):
             return (head + f"{table.name} contracts {_dtype_names(table)}, not "
                     f"{', '.join(str(np.dtype(t)) for t in dtypes)}" + tail)
+        # refused on every GPU (unsupported, or no kernels for the dtype on its arch);
+        # where only some refuse, the call on those runs through GEMM (make_contract)
+        reasons = [tl.device_reason(d.index, dt.char) for d in tl.devices()]
+        if reasons and all(reasons):
+            return head + "; ".join(dict.fromkeys(reasons)) + tail
     roles = Modes.of(desc.modes_a, desc.modes_b, desc.modes_c)
     reason = _mode_reason(table, roles)
     if reason:
@@ -695,6 +861,33 @@ def gemm_contract(ma, mb, mc, conj_a: bool, conj_b: bool) -> Callable:
     return compute
 
 
+def _index_reason(t: LibraryTable, lay: Layout, itemsize: int) -> str:
+    """Why an operand is too large for the library's index type, or ''."""
+    if t.index_limit is None:
+        return ""
+    for name, op in zip("abc", (lay.a, lay.b, lay.c)):
+        span = (1 + sum((n - 1) * s for n, s in zip(op.extents, op.strides))) * itemsize
+        if span > t.index_limit:
+            return (f"{t.index_note}: {name} spans {span} bytes, more than "
+                    f"{t.index_limit}")
+    return ""
+
+
+def plan_layout(t: LibraryTable, version: int, ids, shapes, strides, aligns,
+                itemsize: int):
+    """(layout, alignments the library is told, why the GEMM path runs it or '') for
+    one call's shapes, element strides and pointer alignments (each a triple a, b, c)."""
+    lay = layout(*ids, *shapes, *strides, dense=bool(t.dense_operands))
+    # packed copies and temporaries come from CuPy's pool: 256-byte aligned
+    told = tuple(256 if fresh else al
+                 for fresh, al in zip((lay.copy_a, lay.copy_b, lay.temp_c), aligns))
+    why = _mode_reason(t, lay.roles) or _index_reason(t, lay, itemsize)
+    for kb in t.known_bad:
+        if not why and kb.scope == "layout" and kb.covers(version) and kb.applies(lay):
+            why = kb.reason
+    return lay, told, why
+
+
 def make_contract(desc, dtypes, shapes, outs, conj) -> Callable:
     """run(inputs, out, alpha=1, beta=0) for a Contract that why_not accepted."""
     import cupy
@@ -703,7 +896,7 @@ def make_contract(desc, dtypes, shapes, outs, conj) -> Callable:
     tl = bind(info)
     t = tl.table
     dt = np.dtype(dtypes[0])
-    char = dt.char
+    char, itemsize = dt.char, dt.itemsize
     scalar_dt = np.dtype(t.scalar[char])
     ma, mb, mc = desc.modes_a, desc.modes_b, desc.modes_c
     labels = list(dict.fromkeys(ma + mb))
@@ -717,22 +910,8 @@ def make_contract(desc, dtypes, shapes, outs, conj) -> Callable:
         ops, copy_conj = tuple(t.op_conj if c else t.op_identity for c in cj), (False, False)
     else:
         ops, copy_conj = (t.op_identity, t.op_identity), cj
-    layout_bad = [kb for kb in t.known_bad if kb.scope == "layout" and kb.covers(tl.version)]
-    layouts: dict = {}   # (strides..., alignments) -> (layout, fallback reason)
+    layouts: dict = {}   # (strides..., alignments) -> (layout, told, fallback reason)
     gemm = None
-
-    def decide(a, b, out, aligns):
-        """(layout, alignments the library is told, why the GEMM path runs it or '')."""
-        lay = layout(ids_a, ids_b, ids_c, a.shape, b.shape, out.shape,
-                     _elem_strides(a), _elem_strides(b), _elem_strides(out))
-        # packed copies and temporaries come from CuPy's pool: 256-byte aligned
-        told = tuple(256 if fresh else al
-                     for fresh, al in zip((lay.copy_a, lay.copy_b, lay.temp_c), aligns))
-        why = _mode_reason(t, lay.roles)
-        for kb in layout_bad:
-            if not why and kb.applies(lay):
-                why = kb.reason
-        return lay, told, why
 
     def run_gemm(a, b, out, alpha, beta):
         nonlocal gemm
@@ -759,16 +938,21 @@ def make_contract(desc, dtypes, shapes, outs, conj) -> Callable:
         key = (a.strides, b.strides, out.strides, aligns)
         got = layouts.get(key)
         if got is None:
-            got = layouts[key] = decide(a, b, out, aligns)
+            got = layouts[key] = plan_layout(
+                t, tl.version, (ids_a, ids_b, ids_c), (a.shape, b.shape, out.shape),
+                (_elem_strides(a), _elem_strides(b), _elem_strides(out)), aligns, itemsize)
         lay, told, why = got
         if why:
             run_gemm(a, b, out, alpha, beta)
             return
         device = cupy.cuda.runtime.getDevice()
-        p = tl.plan(device, lay, char, ops, told)
+        p = tl.plan(device, lay, char, ops, told, beta_zero=not beta_h.any())
         if isinstance(p, NotSupported):
             run_gemm(a, b, out, alpha, beta)
             return
+        if p.scalar != scalar_dt:  # this device's compute type reads other scalars
+            alpha_h = _host_scalar(alpha, p.scalar, "alpha")
+            beta_h = _host_scalar(beta, p.scalar, "beta")
         if lay.copy_a:
             a = cupy.ascontiguousarray(a)
         if lay.copy_b:
