@@ -1,0 +1,339 @@
+"""hipfer's on-disk kernel cache (hipfer/_kcache.py): the store, its entry checks and
+its directory checks need no CuPy and no GPU.
+"""
+import multiprocessing
+import os
+import stat
+import sys
+import textwrap
+import warnings
+
+import pytest
+
+from hipfer import _kcache as kc
+
+EXPRS = ("hf::k<float>", "hf::k<double>")
+NAMES = ["_ZN2hf1kIfEEvPT_", "_ZN2hf1kIdEEvPT_"]
+BINARY = b"\x7fELF" + bytes(range(256)) * 8
+DIGEST = kc.key_digest({"source": "abc", "exprs": list(EXPRS)})
+
+
+@pytest.fixture(autouse=True)
+def _fresh_warnings(monkeypatch):
+    monkeypatch.setattr(kc, "_warned", set())
+
+
+@pytest.fixture
+def root(tmp_path):
+    return str(tmp_path / "cache" / "hipfer" / "kernels")
+
+
+def _entry(root, arch="gfx90a", digest=DIGEST):
+    return os.path.join(root, kc.arch_tag(arch), digest)
+
+
+def _stored(root, arch="gfx90a"):
+    store = kc.KernelStore(root, arch)
+    assert store.save(DIGEST, EXPRS, NAMES, BINARY)
+    return store
+
+
+def _quiet_load(store, digest=DIGEST, exprs=EXPRS):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a valid entry or a plain miss: no warning
+        return store.load(digest, exprs)
+
+
+# ---------------------------------------------------------------- configuration
+def test_mode_from_the_environment(monkeypatch):
+    for value, want in (("", "auto"), ("auto", "auto"), ("ON", "on"), ("1", "on"),
+                        ("off", "off"), ("0", "off")):
+        monkeypatch.setenv(kc.ENV_MODE, value)
+        assert kc.mode() == want
+    monkeypatch.delenv(kc.ENV_MODE)
+    assert kc.mode() == "auto"
+    monkeypatch.setenv(kc.ENV_MODE, "sometimes")
+    with pytest.raises(ValueError, match="HIPFER_KERNEL_CACHE='sometimes'"):
+        kc.mode()
+
+
+def test_default_dir(monkeypatch, tmp_path):
+    monkeypatch.delenv(kc.ENV_DIR, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    assert kc.default_dir() == str(tmp_path / ".cache" / "hipfer" / "kernels")
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/ignored")  # the XDG spec: absolute only
+    assert kc.default_dir() == str(tmp_path / ".cache" / "hipfer" / "kernels")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert kc.default_dir() == str(tmp_path / "xdg" / "hipfer" / "kernels")
+    monkeypatch.setenv(kc.ENV_DIR, str(tmp_path / "mine"))
+    assert kc.default_dir() == str(tmp_path / "mine")
+
+
+def test_key_digest_depends_on_every_part():
+    base = {"source": "s", "options": ["-std=c++17"], "exprs": ["a", "b"], "arch": "gfx90a",
+            "compiler": [[5, 2], 50221153], "cupy": "13.3.0"}
+    d = kc.key_digest(base)
+    assert len(d) == 64 and d == kc.key_digest(dict(reversed(list(base.items()))))
+    for k, v in (("source", "t"), ("options", ["-std=c++20"]), ("exprs", ["b", "a"]),
+                 ("arch", "gfx942"), ("compiler", [[6, 0], 60032831]), ("cupy", "14.2.0")):
+        assert kc.key_digest({**base, k: v}) != d, k
+
+
+def test_arch_tag_is_a_plain_name():
+    assert kc.arch_tag("gfx90a:sramecc+:xnack-") == "gfx90a_sramecc+_xnack-"
+    assert kc.arch_tag("../../etc") == "etc"
+    assert kc.arch_tag("") == "unknown"
+    assert "/" not in kc.arch_tag("a/b/c")
+
+
+# ---------------------------------------------------------------- store and load
+def test_round_trip_and_private_modes(root):
+    store = _stored(root)
+    assert _quiet_load(store) == (NAMES, BINARY)
+    sub = os.path.dirname(_entry(root))
+    for d in (root, sub):
+        assert stat.S_IMODE(os.stat(d).st_mode) == 0o700, d
+    assert stat.S_IMODE(os.stat(_entry(root)).st_mode) == 0o600
+    assert os.listdir(sub) == [DIGEST]  # no temporary file left behind
+    # another process's store of the same directory sees it
+    assert _quiet_load(kc.KernelStore(root, "gfx90a")) == (NAMES, BINARY)
+
+
+def test_miss_on_another_key_arch_or_expression_list(root):
+    store = _stored(root)
+    other = kc.key_digest({"source": "xyz"})
+    assert _quiet_load(store, other) is None
+    assert _quiet_load(kc.KernelStore(root, "gfx942")) is None
+    assert _quiet_load(store, DIGEST, EXPRS[:1]) is None
+    assert _quiet_load(store, DIGEST, tuple(reversed(EXPRS))) is None
+
+
+def test_entry_under_another_keys_name_is_refused(root):
+    """An entry copied (or renamed) to another key's file name carries its own key."""
+    _stored(root)
+    other = kc.key_digest({"source": "other"})
+    os.rename(_entry(root), _entry(root, digest=other))
+    assert _quiet_load(kc.KernelStore(root, "gfx90a"), other) is None
+
+
+@pytest.mark.parametrize("cut", [0, 1, kc._HEADER.size - 1, kc._HEADER.size, 100, -1])
+def test_truncated_entry_is_a_miss(root, cut):
+    _stored(root)
+    path = _entry(root)
+    data = open(path, "rb").read()
+    with open(path, "wb") as f:
+        f.write(data[:cut] if cut >= 0 else data[:len(data) + cut])
+    assert _quiet_load(kc.KernelStore(root, "gfx90a")) is None
+
+
+def test_grown_entry_is_a_miss(root):
+    _stored(root)
+    with open(_entry(root), "ab") as f:
+        f.write(b"\0")
+    assert _quiet_load(kc.KernelStore(root, "gfx90a")) is None
+
+
+@pytest.mark.parametrize("where", ["magic", "format", "key", "digest", "length", "count",
+                                   "name", "binary", "last"])
+def test_tampered_entry_is_a_miss(root, where):
+    """One byte changed anywhere (header or body), without the body's SHA-256 redone."""
+    _stored(root)
+    path = _entry(root)
+    data = bytearray(open(path, "rb").read())
+    h = kc._HEADER.size
+    at = {"magic": 0, "format": 8, "key": 16, "digest": 48, "length": 80, "count": h,
+          "name": h + 8, "binary": h + 200, "last": len(data) - 1}[where]
+    data[at] ^= 0x40
+    with open(path, "wb") as f:
+        f.write(data)
+    assert _quiet_load(kc.KernelStore(root, "gfx90a")) is None
+
+
+def test_rehashed_but_inconsistent_bodies_are_refused():
+    """Bodies that pass the SHA-256 (written by something else than encode_entry) must
+    still be well formed: counts, lengths, text, a non-empty binary."""
+    import hashlib
+    import struct
+
+    def entry(body):
+        head = kc._HEADER.pack(kc._MAGIC, kc.FORMAT, 0, bytes.fromhex(DIGEST),
+                               hashlib.sha256(body).digest(), len(body))
+        return head + body
+
+    good = kc.encode_entry(DIGEST, EXPRS, NAMES, BINARY)
+    assert kc.decode_entry(good, DIGEST, EXPRS) == (NAMES, BINARY)
+    u32 = struct.Struct("<I").pack
+    assert kc.decode_entry(entry(b""), DIGEST, EXPRS) is None
+    assert kc.decode_entry(entry(u32(2) + u32(999) + b"x"), DIGEST, EXPRS) is None
+    bad_utf8 = u32(1) + u32(2) + b"\xff\xfe" + u32(1) + b"n" + b"bin"
+    assert kc.decode_entry(entry(bad_utf8), DIGEST, ("ab",)) is None
+    no_binary = u32(1) + u32(1) + b"a" + u32(1) + b"n"
+    assert kc.decode_entry(entry(no_binary), DIGEST, ("a",)) is None
+    empty_name = u32(1) + u32(1) + b"a" + u32(0) + b"bin"
+    assert kc.decode_entry(entry(empty_name), DIGEST, ("a",)) is None
+    assert kc.decode_entry(entry(u32(1) + u32(1) + b"a" + u32(1) + b"n" + b"bin"),
+                           DIGEST, ("a",)) == (["n"], b"bin")
+
+
+def test_bad_arguments_raise():
+    store = kc.KernelStore("/nonexistent", "gfx90a")
+    with pytest.raises(ValueError, match="key digest"):
+        store.load("../../etc/passwd", EXPRS)
+    with pytest.raises(ValueError, match="key digest"):
+        store.save(DIGEST.upper(), EXPRS, NAMES, BINARY)
+    with pytest.raises(ValueError, match="lowered names"):
+        kc.encode_entry(DIGEST, EXPRS, NAMES[:1], BINARY)
+    with pytest.raises(ValueError, match="empty"):
+        kc.encode_entry(DIGEST, EXPRS, NAMES, b"")
+
+
+# ---------------------------------------------------------------- who owns what
+def test_group_or_world_writable_entry_is_refused(root):
+    _stored(root)
+    os.chmod(_entry(root), 0o664)
+    with pytest.warns(RuntimeWarning, match="not a private file"):
+        assert kc.KernelStore(root, "gfx90a").load(DIGEST, EXPRS) is None
+
+
+def test_symlinked_or_special_entry_is_a_miss(root, tmp_path):
+    _stored(root)
+    target = tmp_path / "elsewhere"
+    os.rename(_entry(root), target)
+    os.symlink(target, _entry(root))
+    assert _quiet_load(kc.KernelStore(root, "gfx90a")) is None
+    os.unlink(_entry(root))
+    os.mkfifo(_entry(root), 0o600)  # must not block
+    with pytest.warns(RuntimeWarning, match="not a private file"):
+        assert kc.KernelStore(root, "gfx90a").load(DIGEST, EXPRS) is None
+
+
+def test_foreign_entry_is_refused(root, monkeypatch):
+    """An entry owned by someone else (here: we pretend to be another uid; as root the
+    file is really chowned too)."""
+    _stored(root)
+    if os.geteuid() == 0:
+        os.chown(_entry(root), 4321, 4321)
+        with pytest.warns(RuntimeWarning, match="not a private file"):
+            assert kc.KernelStore(root, "gfx90a").load(DIGEST, EXPRS) is None
+        os.chown(_entry(root), 0, 0)
+        monkeypatch.setattr(kc, "_warned", set())
+    uid = os.geteuid()
+    monkeypatch.setattr(os, "geteuid", lambda: uid + 1)
+    store = kc.KernelStore(root, "gfx90a")  # the directory is refused first
+    with pytest.warns(RuntimeWarning, match="owned by uid"):
+        assert store.load(DIGEST, EXPRS) is None
+
+
+@pytest.mark.parametrize("mode", [0o770, 0o707, 0o777, 0o1777])
+def test_writable_directory_is_refused_with_one_warning(root, mode):
+    os.makedirs(root)
+    os.chmod(root, mode)
+    store = kc.KernelStore(root, "gfx90a")
+    with pytest.warns(RuntimeWarning, match="writable by group or others") as rec:
+        assert store.load(DIGEST, EXPRS) is None
+        assert not store.save(DIGEST, EXPRS, NAMES, BINARY)
+        assert kc.KernelStore(root, "gfx942").load(DIGEST, EXPRS) is None
+    assert len(rec) == 1
+    assert store.disabled and os.listdir(root) == []
+
+
+def test_writable_arch_directory_is_refused(root):
+    _stored(root)
+    os.chmod(os.path.dirname(_entry(root)), 0o777)
+    with pytest.warns(RuntimeWarning, match="writable by group or others"):
+        assert kc.KernelStore(root, "gfx90a").load(DIGEST, EXPRS) is None
+
+
+def test_symlinked_directory_is_refused(root, tmp_path):
+    real = tmp_path / "real"
+    real.mkdir(mode=0o700)
+    os.makedirs(os.path.dirname(root))
+    os.symlink(real, root)
+    store = kc.KernelStore(root, "gfx90a")
+    with pytest.warns(RuntimeWarning, match="is a symlink"):
+        assert not store.save(DIGEST, EXPRS, NAMES, BINARY)
+    assert list(real.iterdir()) == []
+
+
+def test_foreign_directory_is_refused(root, monkeypatch):
+    os.makedirs(root, mode=0o700)
+    if os.geteuid() == 0:
+        os.chown(root, 4321, 4321)
+    else:
+        uid = os.geteuid()
+        monkeypatch.setattr(os, "geteuid", lambda: uid + 1)
+    with pytest.warns(RuntimeWarning, match="owned by uid"):
+        assert not kc.KernelStore(root, "gfx90a").save(DIGEST, EXPRS, NAMES, BINARY)
+
+
+def test_unusable_location_warns_and_skips(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    store = kc.KernelStore(str(blocker / "kernels"), "gfx90a")
+    with pytest.warns(RuntimeWarning, match="hipfer: not using"):
+        assert store.load(DIGEST, EXPRS) is None
+
+
+def test_existing_private_directory_is_used_as_is(root):
+    os.makedirs(root, mode=0o755)  # ours, readable by others, writable by no one else
+    os.chmod(root, 0o755)
+    _stored(root)
+    assert stat.S_IMODE(os.stat(root).st_mode) == 0o755  # not the cache's to change
+
+
+# ---------------------------------------------------------------- concurrency
+def _writer(root, n, tag):
+    store = kc.KernelStore(root, "gfx90a")
+    for i in range(n):
+        store.save(DIGEST, EXPRS, [f"{tag}_{i}_a", f"{tag}_{i}_b"], BINARY * (1 + i % 3))
+
+
+def test_concurrent_writers_never_expose_a_partial_entry(root):
+    """Processes rewrite the same entry while this one reads it: every read is a miss
+    (before the first write) or one whole entry that some writer wrote."""
+    _stored(root)
+    ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
+    procs = [ctx.Process(target=_writer, args=(root, 150, t)) for t in ("p", "q", "r")]
+    for p in procs:
+        p.start()
+    store, seen = kc.KernelStore(root, "gfx90a"), 0
+    while any(p.is_alive() for p in procs) or not seen:
+        got = _quiet_load(store)
+        assert got is not None  # os.replace: the old entry or the new one, never neither
+        names, binary = got
+        assert binary in (BINARY, BINARY * 2, BINARY * 3)
+        assert names == NAMES or names[0].rsplit("_", 1)[0] == names[1].rsplit("_", 1)[0]
+        seen += 1
+    for p in procs:
+        p.join()
+        assert p.exitcode == 0
+    assert os.listdir(os.path.dirname(_entry(root))) == [DIGEST]
+
+
+# ---------------------------------------------------------------- loaded libraries
+MAPS = textwrap.dedent("""\
+    7f0000000000-7f0000001000 r--p 00000000 08:01 123 /opt/rocm-6.2.0/lib/libamdhip64.so.6.2.60200
+    7f0000001000-7f0000002000 r-xp 00001000 08:01 123 /opt/rocm-6.2.0/lib/libamdhip64.so.6.2.60200
+    7f0000003000-7f0000004000 r--p 00000000 08:01 124 /usr/lib/libamdhip64.so.5 (deleted)
+    7f0000005000-7f0000006000 rw-p 00000000 00:00 0 [heap]
+    7f0000006000-7f0000007000 r--p 00000000 08:01 125 /opt/my dir/libhiprtc.so.6
+    7f0000008000-7f0000009000 r--p 00000000 08:01 126 /usr/lib/libc.so.6
+    7f000000a000-7f000000b000 r--p 00000000 00:00 0
+    """)
+
+
+def test_mapped_libraries_parses_maps():
+    assert kc.mapped_libraries(("libamdhip64.so",), MAPS) == [
+        "/opt/rocm-6.2.0/lib/libamdhip64.so.6.2.60200"]
+    assert kc.mapped_libraries(("libhiprtc", "libc.so"), MAPS) == [
+        "/opt/my dir/libhiprtc.so.6", "/usr/lib/libc.so.6"]
+    assert kc.mapped_libraries(("libcuda.so",), MAPS) == []
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/maps"), reason="no /proc")
+def test_mapped_libraries_of_this_process():
+    libs = kc.mapped_libraries(("libc.so", "libc-"))
+    assert libs and all(os.path.isabs(p) for p in libs)
+    fp = kc.file_fingerprint(libs + ["/nonexistent.so"])
+    assert [f[0] for f in fp] == libs and all(f[1] > 0 for f in fp)
