@@ -206,6 +206,8 @@ class KernelStore:
         self.root = os.path.abspath(root)
         self.sub = arch_tag(arch)
         self.disabled: Optional[str] = None  # why, once refused
+        if os.name != "posix" or os.open not in os.supports_dir_fd:  # owners, dir_fd
+            self.disabled = "the kernel cache needs a POSIX system"
 
     def _dir(self) -> Optional[int]:
         if self.disabled:
