@@ -1,9 +1,15 @@
-"""hipfer's on-disk kernel cache (hipfer/_kcache.py): the store, its entry checks and
-its directory checks need no CuPy and no GPU.
+"""hipfer's on-disk kernel cache (hipfer/_kcache.py) and the engine's use of it.
+
+The store, its entry checks and its directory checks need no CuPy and no GPU; the
+engine's compile-or-load flow is checked with CuPy importable and its compiler and
+module loader replaced by fakes; the end-to-end run (compile, store, a fresh process
+loads and launches without compiling) needs a GPU, and runs with the cache forced on.
 """
+import json
 import multiprocessing
 import os
 import stat
+import subprocess
 import sys
 import textwrap
 import warnings
@@ -337,3 +343,225 @@ def test_mapped_libraries_of_this_process():
     assert libs and all(os.path.isabs(p) for p in libs)
     fp = kc.file_fingerprint(libs + ["/nonexistent.so"])
     assert [f[0] for f in fp] == libs and all(f[1] > 0 for f in fp)
+
+
+# ---------------------------------------------------------------- the engine (CuPy)
+@pytest.fixture
+def eng():
+    pytest.importorskip("cupy")
+    from hipfer.backends.cupy import _engine
+    return _engine
+
+
+@pytest.mark.parametrize("version,first", [(60032831, "libamdhip64.so.6"),
+                                           (70100000, "libamdhip64.so.7"),
+                                           (50221153, "libamdhip64.so.5"),
+                                           (60400000 + 99999, "libamdhip64.so.6")])
+def test_launch_library_order_on_rocm(eng, version, first):
+    names = eng._launch_library_names(True, version)
+    assert names[0] == first
+    assert sorted(names) == sorted(set(eng._HIP_LIBS) | {first})
+    rest = [n for n in eng._HIP_LIBS if n != first]
+    assert names[1:] == rest  # then the others, in their usual order
+
+
+def test_launch_library_order_prefers_what_is_loaded(eng):
+    mapped = ["/opt/rocm-6.2.0/lib/libamdhip64.so.6.2.60200"]
+    names = eng._launch_library_names(True, 70000000, mapped)
+    assert names[:2] == [mapped[0], "libamdhip64.so.7"]
+    assert eng._launch_library_names(True, 0) == list(eng._HIP_LIBS)  # version unknown
+    assert eng._launch_library_names(False, 0, ["/usr/lib/libcuda.so.1"]) == [
+        "/usr/lib/libcuda.so.1", "libcuda.so.1", "libcuda.so"]
+
+
+def test_who_caches(eng, monkeypatch):
+    import cupy
+    monkeypatch.setattr(cupy.cuda.runtime, "is_hip", True)
+    monkeypatch.setattr(cupy.cuda.compiler, "_decode_cache_payload", None, raising=False)
+    monkeypatch.delenv(kc.ENV_MODE, raising=False)
+    assert not eng.cupy_caches_modules() and eng._own_cache()  # HIP: never CuPy's
+    monkeypatch.setattr(cupy.cuda.runtime, "is_hip", False)
+    assert eng.cupy_caches_modules() and not eng._own_cache()  # CUDA, CuPy >= 14.2
+    monkeypatch.setenv(kc.ENV_MODE, "on")
+    assert eng._own_cache()
+    monkeypatch.setenv(kc.ENV_MODE, "off")
+    assert not eng._own_cache()
+    monkeypatch.delattr(cupy.cuda.compiler, "_decode_cache_payload")
+    monkeypatch.setenv(kc.ENV_MODE, "auto")
+    assert eng._own_cache()  # CUDA, CuPy < 14.2
+
+
+class FakeFunction:
+    def __init__(self, module, name):
+        self.module, self.name, self.ptr = module, name, 0x1000 + len(name)
+        self.calls = []
+
+    def __call__(self, grid, block, args, shared_mem=0, stream=None):
+        self.calls.append((grid, block, args, shared_mem))
+
+
+class FakeModule:
+    loaded = []
+
+    def load(self, binary):
+        assert isinstance(binary, bytes)
+        FakeModule.loaded.append(binary)
+
+    def get_function(self, name):
+        return FakeFunction(self, name)
+
+
+@pytest.fixture
+def fake_gpu(eng, monkeypatch, tmp_path):
+    """The engine on a pretend device: compile_using_nvrtc, Module, the device's arch and
+    the compiler's identity replaced; the cache forced on, in tmp_path."""
+    import cupy
+    compiled = []
+
+    def compile_using_nvrtc(source, options, arch, filename, name_expressions):
+        compiled.append((filename, tuple(name_expressions)))
+        return (b"BIN:" + filename.encode(), {e: "_Z" + e.replace("<", "I").replace(">", "E")
+                                              for e in name_expressions})
+
+    monkeypatch.setattr(cupy.cuda.runtime, "getDevice", lambda: 0)
+    monkeypatch.setattr(cupy.cuda.compiler, "compile_using_nvrtc", compile_using_nvrtc)
+    monkeypatch.setattr(cupy.cuda.function, "Module", FakeModule)
+    monkeypatch.setattr(eng, "_rtc_options", lambda: ("-std=c++17", "-ftz=true"))
+    monkeypatch.setattr(eng, "_device_arch", lambda dev: "gfx90a:sramecc+:xnack-")
+    monkeypatch.setattr(eng, "_arch_option", lambda: [])
+    monkeypatch.setattr(eng, "_compiler_id", lambda: [[5, 2], 50221153, 50221153, []])
+    monkeypatch.setattr(eng, "_kernels", {})
+    monkeypatch.setattr(eng, "_stores", {})
+    monkeypatch.setattr(eng, "_fast", ["off (test)"])
+    monkeypatch.setenv(kc.ENV_MODE, "on")
+    monkeypatch.setenv(kc.ENV_DIR, str(tmp_path / "kc"))
+    FakeModule.loaded = []
+    return compiled
+
+
+def test_engine_compiles_once_then_loads_from_disk(eng, fake_gpu, monkeypatch, tmp_path):
+    from hipfer.kernels import all_instances
+    _, file, exprs = next(g for g in all_instances() if g[0] == "rng_uniform")
+    ks = eng.get_kernels(file, exprs)
+    assert fake_gpu == [("rng.cu", tuple(exprs))] and len(ks) == len(exprs)
+    assert all(isinstance(k, eng.RawLaunch) and isinstance(k.raw, eng.ModuleKernel) for k in ks)
+    assert [k.raw.function.name for k in ks] == ["_Z" + e.replace("<", "I").replace(">", "E")
+                                                 for e in exprs]
+    assert eng.get_kernels(file, exprs) is ks  # the per-process cache
+    assert eng.function_handle(ks[0]) == ks[0].raw.function.ptr
+    assert ks[0]((2,), (64,), (1, 2.0), shared_mem=16) is True
+    assert ks[0].raw.function.calls == [((2,), (64,), (1, 2.0), 16)]
+    assert eng.kernel_cache_status() == f"hipfer ({tmp_path / 'kc'})"
+
+    monkeypatch.setattr(eng, "_kernels", {})  # a new process: the same entry, no compile
+    monkeypatch.setattr(eng, "_stores", {})
+    ks2 = eng.get_kernels(file, exprs)
+    assert len(fake_gpu) == 1
+    assert [k.raw.function.name for k in ks2] == [k.raw.function.name for k in ks]
+    assert FakeModule.loaded == [b"BIN:rng.cu"] * 2
+
+    monkeypatch.setattr(eng, "_kernels", {})  # other options: another key, a compile
+    monkeypatch.setattr(eng, "_rtc_options", lambda: ("-std=c++17",))
+    eng.get_kernels(file, exprs)
+    assert len(fake_gpu) == 2
+
+
+def test_engine_recompiles_over_a_bad_entry(eng, fake_gpu, monkeypatch, tmp_path):
+    from hipfer.kernels import all_instances
+    _, file, exprs = next(g for g in all_instances() if g[0] == "rng_normal")
+    eng.get_kernels(file, exprs)
+    (sub,) = os.listdir(tmp_path / "kc")
+    (entry,) = (tmp_path / "kc" / sub).iterdir()
+    data = bytearray(entry.read_bytes())
+    data[-1] ^= 1
+    entry.write_bytes(bytes(data))
+    monkeypatch.setattr(eng, "_kernels", {})
+    eng.get_kernels(file, exprs)
+    assert len(fake_gpu) == 2 and FakeModule.loaded == [b"BIN:rng.cu"] * 2
+    assert entry.read_bytes()[-1] == data[-1] ^ 1  # replaced by a good one
+
+
+def test_engine_without_its_cache_uses_rawmodule(eng, fake_gpu, monkeypatch):
+    import cupy
+    made = []
+
+    class FakeRaw:
+        def __init__(self, code, options, name_expressions):
+            made.append((options, tuple(name_expressions)))
+
+        def get_function(self, e):
+            return FakeFunction(None, e)
+
+    monkeypatch.setattr(cupy, "RawModule", FakeRaw)
+    monkeypatch.setenv(kc.ENV_MODE, "off")
+    ks = eng.get_kernels("rng.cuh", ("a", "b"))
+    assert made == [(eng.OPTIONS, ("a", "b"))] and not fake_gpu
+    assert [k.raw.name for k in ks] == ["a", "b"]
+
+
+def test_module_kernel_follows_the_device(eng, fake_gpu, monkeypatch):
+    """A ModuleKernel called on another device launches that device's instance (as
+    RawKernel does when hipfer._launch hands it a refused launch)."""
+    import cupy
+    ks0 = eng.get_kernels("rng.cuh", ("a",))
+    monkeypatch.setattr(cupy.cuda.runtime, "getDevice", lambda: 1)
+    k = ks0[0].raw
+    k((1,), (1,), ())
+    other = eng.get_kernels("rng.cuh", ("a",))[0].raw
+    assert other is not k and other.device == 1
+    assert other.function.calls == [((1,), (1,), (), 0)] and not k.function.calls
+    assert k.kernel is other.function
+
+
+# ---------------------------------------------------------------- on a GPU
+def _gpu_usable():
+    try:
+        from hipfer.prims.registry import gpu_status
+        return gpu_status().usable
+    except Exception:
+        return False
+
+
+_SCRIPT = textwrap.dedent("""\
+    import json, sys, time
+    import numpy as np
+    t = time.perf_counter()
+    import cupy
+    import hipfer as hf
+    from hipfer.backends.cupy import _engine as eng
+    if sys.argv[1] == "warm":
+        def refuse(*a, **k):
+            raise AssertionError("compiled although the kernel cache holds the group")
+        cupy.cuda.compiler.compile_using_nvrtc = refuse
+        cupy.RawModule = refuse
+    x = hf.asarray(np.linspace(-2, 2, 4099, dtype=np.float32), device="gpu:0")
+    y = hf.exp(x) * 3 + hf.sum(x * x)
+    print(json.dumps({"y": np.asarray(y.to_device("cpu")).tolist(),
+                      "status": eng.kernel_cache_status(), "launch": eng.fast_launch_status(),
+                      "s": time.perf_counter() - t}))
+    """)
+
+
+@pytest.mark.skipif(not _gpu_usable(), reason="needs a GPU")
+def test_gpu_cold_then_warm_process(tmp_path):
+    """A first process compiles and stores; fresh processes (fast launch on and off)
+    load every group from the cache, compile nothing, and compute the same values."""
+    import numpy as np
+    env = dict(os.environ, HIPFER_KERNEL_CACHE="on",
+               HIPFER_KERNEL_CACHE_DIR=str(tmp_path / "kc"))
+    runs = {}
+    for name, arg, fast in (("cold", "cold", "1"), ("warm", "warm", "1"),
+                            ("warm_raw", "warm", "0")):
+        out = subprocess.run([sys.executable, "-c", _SCRIPT, arg], capture_output=True,
+                             text=True, env=dict(env, HIPFER_FAST_LAUNCH=fast), timeout=600)
+        assert out.returncode == 0, out.stderr[-4000:]
+        runs[name] = json.loads(out.stdout.strip().splitlines()[-1])
+    ref = np.exp(np.linspace(-2, 2, 4099, dtype=np.float32)) * 3
+    ref += np.sum(np.linspace(-2, 2, 4099, dtype=np.float32) ** 2)
+    for name, r in runs.items():
+        assert r["status"].startswith("hipfer ("), (name, r["status"])
+        np.testing.assert_allclose(r["y"], ref, rtol=1e-5, err_msg=name)
+    assert runs["warm_raw"]["launch"].startswith("off")
+    entries = [p for d in (tmp_path / "kc").iterdir() for p in d.iterdir()]
+    assert entries and all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in entries)
+    print({k: round(v["s"], 2) for k, v in runs.items()})
