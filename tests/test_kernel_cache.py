@@ -380,13 +380,18 @@ def test_who_caches(eng, monkeypatch):
     monkeypatch.setattr(cupy.cuda.compiler, "_decode_cache_payload", None, raising=False)
     monkeypatch.delenv(kc.ENV_MODE, raising=False)
     assert not eng.cupy_caches_modules() and eng._own_cache()  # HIP: never CuPy's
+    assert eng.kernel_cache_status().startswith("hipfer (")
     monkeypatch.setattr(cupy.cuda.runtime, "is_hip", False)
     assert eng.cupy_caches_modules() and not eng._own_cache()  # CUDA, CuPy >= 14.2
+    monkeypatch.setenv("CUPY_CACHE_DIR", "/somewhere")
+    assert eng.kernel_cache_status() == "CuPy (/somewhere; HIPFER_KERNEL_CACHE=on for hipfer's)"
     monkeypatch.setenv(kc.ENV_MODE, "on")
     assert eng._own_cache()
     monkeypatch.setenv(kc.ENV_MODE, "off")
     assert not eng._own_cache()
+    assert eng.kernel_cache_status() == "CuPy (/somewhere; HIPFER_KERNEL_CACHE=off)"
     monkeypatch.delattr(cupy.cuda.compiler, "_decode_cache_payload")
+    assert eng.kernel_cache_status() == "none (HIPFER_KERNEL_CACHE=off)"
     monkeypatch.setenv(kc.ENV_MODE, "auto")
     assert eng._own_cache()  # CUDA, CuPy < 14.2
 

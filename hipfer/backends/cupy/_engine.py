@@ -200,16 +200,17 @@ def _own_cache() -> bool:
 
 def kernel_cache_status() -> str:
     """Where compiled kernel groups are kept across processes: 'hipfer (DIR)', 'CuPy
-    (...)', or 'none (why)'."""
+    (DIR; ...)', or 'none (why)'."""
     m = _kcache.mode()
-    if m == "off":
-        return f"none ({_kcache.ENV_MODE}=off)" + (
-            "; CuPy's own" if cupy_caches_modules() else "")
-    if not _own_cache():
-        return f"CuPy ({cupy.cuda.compiler.get_cache_dir()}; {_kcache.ENV_MODE}=on for hipfer's)"
-    refused = [s.disabled for s in _stores.values() if s.disabled]
-    root = _kcache.default_dir()
-    return f"none (refused: {refused[0]})" if refused else f"hipfer ({root})"
+    if _own_cache():
+        refused = [s.disabled for s in _stores.values() if s.disabled]
+        return f"none (refused: {refused[0]})" if refused else f"hipfer ({_kcache.default_dir()})"
+    if not cupy_caches_modules():
+        return f"none ({_kcache.ENV_MODE}=off)"
+    # CuPy's directory, as 13.x and 14.x find it
+    where = os.environ.get("CUPY_CACHE_DIR") or os.path.expanduser("~/.cupy/kernel_cache")
+    why = f"{_kcache.ENV_MODE}=off" if m == "off" else f"{_kcache.ENV_MODE}=on for hipfer's"
+    return f"CuPy ({where}; {why})"
 
 
 _options: list = []  # [the options CuPy would pass for our RawModules], once computed
