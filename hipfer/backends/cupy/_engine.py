@@ -7,15 +7,17 @@ device and returns launchable kernels: ``k(grid, block, args, shared_mem=0,
 align=None)``, as ``cupy.RawKernel`` is called (align: see RawLaunch).
 
 Across processes: CuPy's disk cache does not serve modules compiled with name
-expressions (loading one needs the lowered names, which CuPy did not store) in CuPy
-13.x, in 14.0-14.1, and on HIP in any version up to 14.2; CuPy 14.2 stores them on
-CUDA. Where CuPy keeps no cache, every group was recompiled at every start: on one core
-of the CI's Xeon, all 56 groups take about 520 s through hiprtc (HIP 5.2, gfx90a, its
-default -O3) and 360 s through NVRTC 13 (sm_90 cubin); a group takes 0.2 to 40 s,
-median 6 s. So get_kernels keeps its own cache there (hipfer/_kcache.py: private
-directory, entries verified before use): it compiles with the options RawModule would
-pass (``_rtc_options``) through ``cupy.cuda.compiler.compile_using_nvrtc`` (hiprtc on
-ROCm), stores the binary with the lowered names, and later processes load it with
+expressions (loading one needs the lowered names, which CuPy did not store): not in 13.x
+or 14.0-14.1 on CUDA, and in no version so far (14.2 included) on HIP; CuPy 14.2 stores
+them on CUDA (compiler._compile_with_cache_cuda/_hip). Where CuPy keeps no cache, every
+group was recompiled at every start: measured on one core of a 2-core Xeon VM, all 56
+groups take about 415 s through hiprtc (HIP 5.2, gfx90a, its default -O3) and 350 s
+through NVRTC 13 (sm_90 cubin, as CuPy asks for on an H100/H200); a group takes 0.2 to
+27 s, median 6 s. A program pays that for each group it uses, at every start. So
+get_kernels keeps its own cache there (hipfer/_kcache.py: private directory, entries
+verified before use): it compiles with the options RawModule would pass
+(``_rtc_options``) through ``cupy.cuda.compiler.compile_using_nvrtc`` (hiprtc on ROCm),
+stores the binary with the lowered names, and later processes load it with
 ``cupy.cuda.function.Module``. The kernels are then ModuleKernels, which stand in for
 RawKernels below. ``HIPFER_KERNEL_CACHE=on`` uses it where CuPy caches too, ``off``
 never (RawModule, as before); ``HIPFER_KERNEL_CACHE_DIR`` moves it.
