@@ -2,18 +2,36 @@
 the device error flag that turns out-of-range indices into Python IndexErrors.
 
 Every kernel is a template in ``hipfer/kernels/*.cuh`` instantiated by a C++ name
-expression; ``get_kernels(file, exprs)`` compiles them together once per process (CuPy
-also caches the binary on disk) and returns launchable kernels: ``k(grid, block, args,
-shared_mem=0, align=None)``, as ``cupy.RawKernel`` is called (align: see RawLaunch).
-When the optional C extension ``hipfer._launch`` is built they are its ``Kernel``
+expression; ``get_kernels(file, exprs)`` compiles them together once per process and
+device and returns launchable kernels: ``k(grid, block, args, shared_mem=0,
+align=None)``, as ``cupy.RawKernel`` is called (align: see RawLaunch).
+
+Across processes: CuPy's disk cache does not serve modules compiled with name
+expressions (loading one needs the lowered names, which CuPy did not store): not in 13.x
+or 14.0-14.1 on CUDA, and in no version so far (14.2 included) on HIP; CuPy 14.2 stores
+them on CUDA (compiler._compile_with_cache_cuda/_hip). Where CuPy keeps no cache, every
+group was recompiled at every start: measured on one core of a 2-core Xeon VM, all 56
+groups take about 415 s through hiprtc (HIP 5.2, gfx90a, its default -O3) and 350 s
+through NVRTC 13 (sm_90 cubin, as CuPy asks for on an H100/H200); a group takes 0.2 to
+27 s, median 6 s. A program pays that for each group it uses, at every start. So
+get_kernels keeps its own cache there (hipfer/_kcache.py: private directory, entries
+verified before use): it compiles with the options RawModule would pass
+(``_rtc_options``) through ``cupy.cuda.compiler.compile_using_nvrtc`` (hiprtc on ROCm),
+stores the binary with the lowered names, and later processes load it with
+``cupy.cuda.function.Module``. The kernels are then ModuleKernels, which stand in for
+RawKernels below. ``HIPFER_KERNEL_CACHE=on`` uses it where CuPy caches too, ``off``
+never (RawModule, as before); ``HIPFER_KERNEL_CACHE_DIR`` moves it.
+
+When the optional C extension ``hipfer._launch`` is built the kernels are its ``Kernel``
 objects, which pack the arguments in C and call the driver's launch directly (a warm tiny
 elementwise call spent a third of its time in RawKernel's argument handling); else
-RawLaunch objects around the RawKernels.
+RawLaunch objects around the RawKernels (or ModuleKernels).
 ``HIPFER_FAST_LAUNCH=0`` turns the extension off.
 """
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import os
 import threading
 from typing import Sequence, Tuple
@@ -21,6 +39,7 @@ from typing import Sequence, Tuple
 import cupy
 import numpy as np
 
+from ... import _kcache
 from ...kernels import module_source
 
 MAX_NDIM = 12  # HF_MAX_NDIM in common.cuh
@@ -32,14 +51,43 @@ _kernels: dict = {}
 
 
 # ------------------------------------------------------------ the launch path
+_HIP_LIBS = ("libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5")
+_CUDA_LIBS = ("libcuda.so.1", "libcuda.so")
+
+
+def _launch_library_names(is_hip: bool, hip_version: int = 0, mapped: Sequence[str] = ()):
+    """The names to dlopen for the driver's launch function, best first: the libraries of
+    that name already mapped into the process (``mapped``: CuPy's own, which its extension
+    modules link against), then, on ROCm, the soname of the HIP runtime CuPy reports
+    (HIP_VERSION = major * 10_000_000 + minor * 100_000 + patch), then the others.
+
+    The launch must go through the runtime CuPy loaded: its function handles and streams
+    mean nothing to a second libamdhip64 (another ROCm's, first on the library path),
+    which dlopen would otherwise load beside it."""
+    names = list(mapped)
+    if is_hip:
+        major = hip_version // 10_000_000 if hip_version > 0 else 0
+        if major:
+            names.append(f"libamdhip64.so.{major}")
+        names += _HIP_LIBS
+    else:
+        names += _CUDA_LIBS
+    return list(dict.fromkeys(names))  # first occurrence of each, in order
+
+
 def _driver_launch_address() -> int:
     """The address of the driver's launch function: hipModuleLaunchKernel on ROCm,
     cuLaunchKernel on CUDA (the same signature), from the library CuPy already loaded."""
     if cupy.cuda.runtime.is_hip:
-        names, symbol = ("libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6",
-                         "libamdhip64.so.5"), "hipModuleLaunchKernel"
+        try:
+            version = cupy.cuda.runtime.runtimeGetVersion()
+        except Exception:  # pragma: no cover - the mapped library still comes first
+            version = 0
+        names = _launch_library_names(True, version, _kcache.mapped_libraries(("libamdhip64.so",)))
+        symbol = "hipModuleLaunchKernel"
     else:
-        names, symbol = ("libcuda.so.1", "libcuda.so"), "cuLaunchKernel"
+        names = _launch_library_names(False, 0, _kcache.mapped_libraries(("libcuda.so",)))
+        symbol = "cuLaunchKernel"
     for name in names:
         try:
             return ctypes.cast(getattr(ctypes.CDLL(name), symbol), ctypes.c_void_p).value
@@ -81,9 +129,10 @@ def fast_launch_status() -> str:
 
 
 class RawLaunch:
-    """hipfer._launch.Kernel's interface over a cupy.RawKernel, where the C extension is
-    off: ``k(grid, block, args, shared_mem=0, align=None)`` launches unless a leading
-    argument's pointer misses its align mask, and says whether it launched."""
+    """hipfer._launch.Kernel's interface over a cupy.RawKernel (or a ModuleKernel), where
+    the C extension is off: ``k(grid, block, args, shared_mem=0, align=None)`` launches
+    unless a leading argument's pointer misses its align mask, and says whether it
+    launched."""
     __slots__ = ("raw",)
 
     def __init__(self, raw):
@@ -99,9 +148,9 @@ class RawLaunch:
 
 
 def launchable(raw):
-    """The kernel to launch for a cupy.RawKernel: hipfer._launch's Kernel on its function
-    (loaded for the current device, as RawKernel does) when the extension is on, else
-    RawLaunch(raw); both are called alike."""
+    """The kernel to launch for a cupy.RawKernel or a ModuleKernel: hipfer._launch's
+    Kernel on its function (loaded for the current device, as RawKernel does) when the
+    extension is on, else RawLaunch(raw); both are called alike."""
     fast = _fast_launch()
     if isinstance(fast, str):
         return RawLaunch(raw)
@@ -113,20 +162,182 @@ def function_handle(kernel) -> int:
     return kernel.raw.kernel.ptr
 
 
+class ModuleKernel:
+    """A kernel of a module get_kernels loaded itself (hipfer's kernel cache), with what
+    launchable, RawLaunch and hipfer._launch use of a cupy.RawKernel: ``.kernel`` (the
+    cupy.cuda.function.Function) and ``k(grid, block, args, shared_mem=0)``. Loaded for
+    one device; on another (hipfer._launch hands a refused launch to it) it launches
+    that device's instance of the same kernel, as RawKernel does."""
+    __slots__ = ("file", "exprs", "index", "device", "function")
+
+    def __init__(self, file: str, exprs: Tuple[str, ...], index: int, device: int, function):
+        self.file, self.exprs, self.index = file, exprs, index
+        self.device, self.function = device, function
+
+    @property
+    def kernel(self):
+        if cupy.cuda.runtime.getDevice() == self.device:
+            return self.function
+        return get_kernels(self.file, self.exprs)[self.index].raw.kernel
+
+    def __call__(self, grid, block, args, shared_mem=0):
+        self.kernel(grid, block, args, shared_mem=shared_mem)
+
+    def __repr__(self):
+        return f"ModuleKernel({self.file}, {self.exprs[self.index]!r}, device {self.device})"
+
+
+# ------------------------------------------------------------ compiling, and the cache
+def cupy_caches_modules() -> bool:
+    """Whether CuPy's disk cache serves a RawModule with name expressions: from CuPy 14.2
+    on CUDA, which stores the lowered names with the cubin (compiler._decode_cache_payload
+    came with it); never on HIP (CuPy 14.2 still recompiles those on every start)."""
+    return not cupy.cuda.runtime.is_hip and hasattr(cupy.cuda.compiler, "_decode_cache_payload")
+
+
+def _own_cache() -> bool:
+    m = _kcache.mode()
+    return m == "on" or (m == "auto" and not cupy_caches_modules())
+
+
+def kernel_cache_status() -> str:
+    """Where compiled kernel groups are kept across processes: 'hipfer (DIR)', 'CuPy
+    (DIR; ...)', or 'none (why)'."""
+    m = _kcache.mode()
+    if _own_cache():
+        refused = [s.disabled for s in _stores.values() if s.disabled]
+        return f"none (refused: {refused[0]})" if refused else f"hipfer ({_kcache.default_dir()})"
+    if not cupy_caches_modules():
+        return f"none ({_kcache.ENV_MODE}=off)"
+    # CuPy's directory, as 13.x and 14.x find it
+    where = os.environ.get("CUPY_CACHE_DIR") or os.path.expanduser("~/.cupy/kernel_cache")
+    why = f"{_kcache.ENV_MODE}=off" if m == "off" else f"{_kcache.ENV_MODE}=on for hipfer's"
+    return f"CuPy ({where}; {why})"
+
+
+_options: list = []  # [the options CuPy would pass for our RawModules], once computed
+
+
+def _rtc_options() -> tuple:
+    """What a cupy.RawModule(code, options=OPTIONS, name_expressions=...) passes to
+    compile_using_nvrtc (NVRTC or hiprtc), which then adds the arch and
+    --device-as-default-execution-space on CUDA: core.assemble_cupy_compiler_options,
+    then what compiler._compile_with_cache_cuda / _hip append. Checked in 13.3 and 14.x;
+    what differs between them is looked up, not assumed."""
+    if not _options:
+        from cupy._core import core
+        from cupy import _environment
+        opts = tuple(core.assemble_cupy_compiler_options(OPTIONS))
+        if cupy.cuda.runtime.is_hip:
+            opts += ("-fcuda-flush-denormals-to-zero",)
+            hipcc_dirs = getattr(_environment, "_get_hipcc_include_dirs", None)  # 14.1+
+            if hipcc_dirs is not None:
+                opts += tuple(f"-I{d}" for d in hipcc_dirs())
+        else:
+            opts += ("-ftz=true",)
+            if os.environ.get("CUPY_CUDA_COMPILE_WITH_DEBUG") == "1":
+                opts += ("--device-debug", "--generate-line-info")
+            extra = getattr(cupy.cuda.compiler, "_get_extra_include_dir_opts", None)  # <= 14.0
+            if extra is not None:
+                opts += tuple(extra())
+        _options.append(opts)
+    return _options[0]
+
+
+def _device_arch(dev: int) -> str:
+    """The architecture a binary is built for: gcnArchName on ROCm (with its target
+    features, 'gfx90a:sramecc+:xnack-'), sm_<compute capability> on CUDA."""
+    if cupy.cuda.runtime.is_hip:
+        name = cupy.cuda.runtime.getDeviceProperties(dev)["gcnArchName"]
+        return name.decode() if isinstance(name, bytes) else str(name)
+    return "sm_" + cupy.cuda.Device(dev).compute_capability
+
+
+def _arch_option() -> list:
+    """The arch option and output kind compile_using_nvrtc will choose on CUDA for the
+    current device (('-arch=sm_90', 'cubin'); PTX with CUPY_COMPILE_WITH_PTX=1 or an arch
+    newer than NVRTC knows); [] on HIP, where it adds none."""
+    choose = getattr(cupy.cuda.compiler, "_get_arch_for_options_for_nvrtc", None)
+    if cupy.cuda.runtime.is_hip or choose is None:
+        return []
+    return list(choose())
+
+
+_compiler: list = []  # [what identifies the run-time compiler], once computed
+
+
+def _compiler_id() -> list:
+    """The run-time compiler's versions and the files it is loaded from (size and mtime:
+    a library replaced in place changes the key too)."""
+    if not _compiler:
+        from cupy_backends.cuda.libs import nvrtc
+        ver = list(nvrtc.getVersion())  # also loads NVRTC / hiprtc, for the maps below
+        libs = _kcache.mapped_libraries(("libnvrtc", "libhiprtc", "libamdhip64", "libamd_comgr"))
+        _compiler.append([ver, cupy.cuda.runtime.runtimeGetVersion(),
+                          cupy.cuda.driver.get_build_version(), _kcache.file_fingerprint(libs)])
+    return _compiler[0]
+
+
+_stores: dict = {}  # (root, arch) -> _kcache.KernelStore
+
+
+def _load_functions(binary: bytes, names: Sequence[str]) -> tuple:
+    mod = cupy.cuda.function.Module()
+    mod.load(bytes(binary))
+    return tuple(mod.get_function(n) for n in names)  # each keeps mod loaded
+
+
+def _compile_group(file: str, exprs: Tuple[str, ...], dev: int) -> tuple:
+    """The Functions of kernels/<file>'s name expressions on device dev, from hipfer's
+    cache when it holds them, else compiled as RawModule would (and then stored)."""
+    source = module_source(file)
+    options = _rtc_options()
+    arch = _device_arch(dev)
+    root = _kcache.default_dir()
+    store = _stores.get((root, arch))
+    if store is None:
+        store = _stores[(root, arch)] = _kcache.KernelStore(root, arch)
+    digest = _kcache.key_digest({
+        "backend": "hiprtc" if cupy.cuda.runtime.is_hip else "nvrtc",
+        "source": hashlib.sha256(source.encode()).hexdigest(), "options": list(options),
+        "exprs": list(exprs), "arch": [arch, *_arch_option()], "compiler": _compiler_id(),
+        "cupy": cupy.__version__})
+    hit = store.load(digest, exprs)
+    if hit is not None:
+        try:
+            return _load_functions(hit[1], hit[0])
+        except cupy.cuda.driver.CUDADriverError:  # pragma: no cover - GPU only
+            pass  # a whole entry the driver refuses: compile and replace it
+    stem = file.rsplit(".", 1)[0]
+    binary, mapping = cupy.cuda.compiler.compile_using_nvrtc(
+        source, options, None, f"{stem}.cu", list(exprs))
+    names = [mapping[e] for e in exprs]
+    store.save(digest, exprs, names, binary)
+    return _load_functions(binary, names)
+
+
 def get_kernels(file: str, exprs: Sequence[str]) -> tuple:
-    """Compile (once) the module kernels/<file> with these name expressions."""
-    key = (file, tuple(exprs), cupy.cuda.runtime.getDevice())
+    """Compile (once per process and device) the module kernels/<file> with these name
+    expressions, or load it from the disk cache (see the module's docstring)."""
+    exprs = tuple(exprs)
+    dev = cupy.cuda.runtime.getDevice()
+    key = (file, exprs, dev)
     ks = _kernels.get(key)
     if ks is None:
         with _lock:
             ks = _kernels.get(key)
             if ks is None:
-                mod = cupy.RawModule(code=module_source(file), options=OPTIONS,
-                                     name_expressions=list(exprs))
                 try:
-                    ks = tuple(launchable(mod.get_function(e)) for e in exprs)
+                    if _own_cache():
+                        ks = tuple(launchable(ModuleKernel(file, exprs, i, dev, f))
+                                   for i, f in enumerate(_compile_group(file, exprs, dev)))
+                    else:
+                        mod = cupy.RawModule(code=module_source(file), options=OPTIONS,
+                                             name_expressions=list(exprs))
+                        ks = tuple(launchable(mod.get_function(e)) for e in exprs)
                 except cupy.cuda.compiler.CompileException as e:  # pragma: no cover - GPU only
-                    raise RuntimeError(f"compiling {file} for {list(exprs)} failed:\n{e}") from None
+                    raise RuntimeError(f"compiling {file} for {list(exprs)} failed:\n{e}"
+                                       ) from None
                 _kernels[key] = ks
     return ks
 
