@@ -105,6 +105,18 @@ def _launch_path(gpu_usable: bool) -> str:
     return "hipfer._launch not built: kernels would launch through cupy.RawKernel"
 
 
+def _kernel_cache(gpu_usable: bool) -> str:
+    """Where compiled kernel groups are kept across processes (hipfer's cache or CuPy's)."""
+    if gpu_usable:
+        try:
+            from hipfer.backends.cupy import _engine
+            return _engine.kernel_cache_status()
+        except Exception as e:  # a half-working driver must not break `info`
+            return f"unknown ({e})"
+    from hipfer import _kcache
+    return f"{_kcache.default_dir()} (mode {_kcache.mode()}; used on a GPU)"
+
+
 def _cpu_warm_path() -> str:
     """How tiny NumPy-backend calls run: through the C extension hipfer._warm or not."""
     from hipfer import _warmpath
@@ -134,6 +146,7 @@ def collect_info(args) -> dict:
         },
         "contraction": _contraction_library(args),
         "launch": _launch_path(st.usable),
+        "kernel_cache": _kernel_cache(st.usable),
         "cpu_warm_path": _cpu_warm_path(),
     }
 
@@ -158,6 +171,7 @@ def _format_info(info: dict) -> str:
         if gpu["versions"]:
             lines.append("                " + ", ".join(f"{k} {v}" for k, v in gpu["versions"].items()))
     lines.append(f"kernel launch   {info['launch']}")
+    lines.append(f"kernel cache    {info['kernel_cache']}")
     lines.append(f"cpu warm path   {info['cpu_warm_path']}")
     lib = info["contraction"]["loaded"]
     lines.append("contraction     " + (

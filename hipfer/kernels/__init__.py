@@ -62,8 +62,8 @@ _INCLUDE = re.compile(r'^\s*#\s*include\s+"([A-Za-z0-9_]+\.cuh)"\s*$', re.M)
 @functools.lru_cache(maxsize=None)
 def module_source(filename: str) -> str:
     """kernels/<filename> with our own ``#include "x.cuh"`` lines inlined (each header
-    once, in first-use order), so that hiprtc/NVRTC need no include path and CuPy's
-    on-disk cache (keyed by source text) sees every header change."""
+    once, in first-use order), so that hiprtc/NVRTC need no include path and the on-disk
+    caches (CuPy's and hipfer's, both keyed by source text) see every header change."""
     seen: set = set()
 
     def expand(name: str) -> str:
