@@ -53,6 +53,11 @@ ALLOWED = {
         "Factorize.supports False and why_not say it needs CuPy >= 14; _solver looks the "
         "name up per kind, for supported kinds only", _LINALG_SITES),
     "cupy.linalg.eigvals": ("as cupy.linalg.eig", "as cupy.linalg.eig", _LINALG_SITES),
+    "cupy._environment._get_hipcc_include_dirs": (
+        "CuPy 14.1 gives HIP RawModules hipcc's include dirs",
+        "backends/cupy/_engine.py: _rtc_options reads it with getattr(..., None) and adds "
+        "the dirs only where CuPy would", frozenset({("backends/cupy/_engine.py",
+                                                      "_rtc_options")})),
 }
 
 # The objects some calls return, so that the scan follows their attributes
