@@ -132,29 +132,42 @@ class RawLaunch:
     """hipfer._launch.Kernel's interface over a cupy.RawKernel (or a ModuleKernel), where
     the C extension is off: ``k(grid, block, args, shared_mem=0, align=None)`` launches
     unless a leading argument's pointer misses its align mask, and says whether it
-    launched."""
+    launched. Also what the extension hands a launch the driver refused to (it retries
+    through CuPy), so every launch through CuPy goes through here.
+
+    A None argument (a null pointer: absent operands, no error flag) goes to CuPy as 0:
+    CuPy 13's RawKernel packs None as a NULL *parameter* pointer, so the kernel reads an
+    undefined value there (seen on an H200 as misaligned and illegal addresses); an int
+    0 is a zero int64 on every CuPy, the null pointer the kernel expects."""
     __slots__ = ("raw",)
 
     def __init__(self, raw):
         self.raw = raw
+
+    @property
+    def kernel(self):
+        """The driver function (cupy.cuda.function.Function), as on a RawKernel."""
+        return self.raw.kernel
 
     def __call__(self, grid, block, args, shared_mem=0, align=None) -> bool:
         if align is not None:
             for a, m in zip(args, align):
                 if a.data.ptr & m:
                     return False
-        self.raw(grid, block, args, shared_mem=shared_mem)
+        self.raw(grid, block, tuple(0 if a is None else a for a in args),
+                 shared_mem=shared_mem)
         return True
 
 
 def launchable(raw):
     """The kernel to launch for a cupy.RawKernel or a ModuleKernel: hipfer._launch's
     Kernel on its function (loaded for the current device, as RawKernel does) when the
-    extension is on, else RawLaunch(raw); both are called alike."""
+    extension is on, else RawLaunch(raw); both are called alike. The extension retries a
+    refused launch through RawLaunch(raw) too (None arguments: see RawLaunch)."""
     fast = _fast_launch()
     if isinstance(fast, str):
         return RawLaunch(raw)
-    return fast.Kernel(raw.kernel.ptr, raw)
+    return fast.Kernel(raw.kernel.ptr, RawLaunch(raw))
 
 
 def function_handle(kernel) -> int:
