@@ -83,7 +83,8 @@ def _driver_launch_address() -> int:
             version = cupy.cuda.runtime.runtimeGetVersion()
         except Exception:  # pragma: no cover - the mapped library still comes first
             version = 0
-        names = _launch_library_names(True, version, _kcache.mapped_libraries(("libamdhip64.so",)))
+        mapped = _kcache.mapped_libraries(("libamdhip64.so",))
+        names = _launch_library_names(True, version, mapped)
         symbol = "hipModuleLaunchKernel"
     else:
         names = _launch_library_names(False, 0, _kcache.mapped_libraries(("libcuda.so",)))
@@ -219,7 +220,9 @@ def kernel_cache_status() -> str:
     m = _kcache.mode()
     if _own_cache():
         refused = [s.disabled for s in _stores.values() if s.disabled]
-        return f"none (refused: {refused[0]})" if refused else f"hipfer ({_kcache.default_dir()})"
+        if refused:
+            return f"none (refused: {refused[0]})"
+        return f"hipfer ({_kcache.default_dir()})"
     if not cupy_caches_modules():
         return f"none ({_kcache.ENV_MODE}=off)"
     # CuPy's directory, as 13.x and 14.x find it
@@ -285,7 +288,8 @@ def _compiler_id() -> list:
     if not _compiler:
         from cupy_backends.cuda.libs import nvrtc
         ver = list(nvrtc.getVersion())  # also loads NVRTC / hiprtc, for the maps below
-        libs = _kcache.mapped_libraries(("libnvrtc", "libhiprtc", "libamdhip64", "libamd_comgr"))
+        libs = _kcache.mapped_libraries(("libnvrtc", "libhiprtc", "libamdhip64",
+                                         "libamd_comgr"))
         _compiler.append([ver, cupy.cuda.runtime.runtimeGetVersion(),
                           cupy.cuda.driver.get_build_version(), _kcache.file_fingerprint(libs)])
     return _compiler[0]
