@@ -5,7 +5,10 @@
     y = hf.conj(x)                                  # O(1): a flag, no copy
     z = x @ x.mT + 1
 
-The namespace is built on hipfer.prims (operation families) and its backends.
+The namespace is built on hipfer.prims (operation families) and its backends. Its
+topic modules import one way (docs/architecture.md, "Layers"); this module imports them
+all, then installs the Tensor's operators and methods (hipfer._array_methods) and the
+NumPy backend's compiled warm path (hipfer._warmpath), last.
 """
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from ._tensor import Tensor  # noqa: F401
 # The namespace: one module per topic of the standard, each listing its names in __all__.
 from ._creation import *  # noqa: F401,F403
 from ._elementwise import *  # noqa: F401,F403
+from ._views import *  # noqa: F401,F403
 from ._manipulation import *  # noqa: F401,F403
 from ._statistical import *  # noqa: F401,F403
 from ._linear_algebra import *  # noqa: F401,F403
@@ -58,3 +62,14 @@ from ._utility import *  # noqa: E402,F401,F403
 from . import fft, linalg  # noqa: E402,F401
 from .linalg import tensordot, vecdot  # noqa: E402,F401
 from ._einsum import einsum, einsum_path, einsum_vjp, einsum_vjp_subscripts  # noqa: E402,F401
+
+
+# Last: the Tensor's operators and methods, and the warm path in front of the namespace's
+# elementwise functions and reductions (the topic modules keep their plain functions).
+import sys as _sys  # noqa: E402
+
+from . import _array_methods, _warmpath  # noqa: E402
+
+_array_methods.install(_sys.modules[__name__])
+_warmpath.install(globals())
+del _sys

@@ -7,11 +7,14 @@ import operator
 import numpy as np
 
 from . import _dtypes, _ops
+from ._core import fill
+from ._data_type_functions import astype
 from ._device import as_device, get_default_device
+from ._elementwise import add, divide, greater_equal, less_equal, multiply, where
 from ._tensor import Tensor, _device_of_data, _is_cupy
+from ._views import broadcast_to, diagonal, reshape
 from .prims import descriptors as d
 from .prims.registry import get_backend
-
 
 __all__ = ["arange", "asarray", "empty", "empty_like", "eye", "full", "full_like", "linspace", "meshgrid",
            "ones", "ones_like", "tril", "triu", "zeros", "zeros_like"]
@@ -39,7 +42,6 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Tensor:
         else:
             copied = False
         if dt is not None and dt != x.dtype:
-            from ._data_type_functions import astype
             return astype(x, dt)
         if copy and not copied:
             return Tensor(_ops.run(d.MakeContiguous(), [x]))
@@ -130,9 +132,7 @@ def full(shape, fill_value, *, dtype=None, device=None) -> Tensor:
     dt = _dtypes.as_dtype(dtype)
     if dt.kind != "c" and isinstance(fill_value, complex):
         raise TypeError(f"full(): complex fill value for dtype {dt}")
-    out = _ops.generate(d.Generate(d.GenerateKind.CONSTANT), _norm_shape(shape), dt,
-                        _dev(device), value=fill_value)
-    return Tensor(out)
+    return fill(_norm_shape(shape), fill_value, dt, _dev(device))
 
 
 def zeros(shape, *, dtype=None, device=None) -> Tensor:
@@ -184,7 +184,6 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Tensor:
 
 def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Tensor:
     """Ones on the k-th diagonal, zeros elsewhere: a zero fill, then the diagonal view set."""
-    from ._manipulation import diagonal
     n_rows = operator.index(n_rows)
     shape = _norm_shape((n_rows, n_rows if n_cols is None else operator.index(n_cols)))
     out = zeros(shape, dtype=dtype, device=device)
@@ -216,7 +215,6 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> 
         delta = b - a
         step = delta / div if div > 0 else delta  # div == 0: only y[0] = start + 0 * delta
     if step == 0 and delta != 0:  # step underflowed (NumPy's gh-5437): (i / div) * delta
-        from ._elementwise import add, divide, multiply
         y = add(multiply(divide(arange(num, dtype=work, device=dev), div), delta), a)
     else:
         y = Tensor(_ops.generate(d.Generate(d.GenerateKind.IOTA), (num,), work, dev,
@@ -231,7 +229,6 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> 
 def meshgrid(*arrays, indexing="xy") -> list:
     """Coordinate grids from 1-d tensors (each output a new contiguous tensor of its input's
     dtype); indexing 'xy' swaps the first two output axes, 'ij' does not."""
-    from ._manipulation import broadcast_to, reshape
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid(): indexing must be 'xy' or 'ij', got {indexing!r}")
     for t in arrays:
@@ -255,7 +252,6 @@ def meshgrid(*arrays, indexing="xy") -> list:
 def _triangle(x: Tensor, k, keep_below: bool) -> Tensor:
     """x with the elements off one side of the k-th diagonal (of the last two axes) zeroed:
     where(col <= row + k, x, 0) for tril, where(col >= row + k, x, 0) for triu."""
-    from ._elementwise import greater_equal, less_equal, where
     if not isinstance(x, Tensor):
         raise TypeError(f"expected a hipfer Tensor, got {type(x).__name__}")
     if x.ndim < 2:

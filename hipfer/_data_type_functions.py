@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _dtypes
+from ._core import cast_site
 from ._device import as_device
 from ._dtypes import result_type
 from ._tensor import Tensor
@@ -31,7 +32,6 @@ def astype(x: Tensor, dtype, /, *, copy: bool = True, device=None) -> Tensor:
         copy = False  # the move made a new array already
     if x.dtype == dt and not copy:
         return x
-    from ._elementwise import cast_site
     return Tensor(cast_site(dt).run1(x))
 
 

@@ -1,6 +1,7 @@
-"""Devices: ``cpu`` and ``gpu:N``, the process default and a context manager.
+"""Devices: ``cpu`` and ``gpu:N``, GPU discovery, the process default and a context manager.
 
-The default device is the GPU when CuPy sees a usable one, else the CPU.
+``gpu_status()`` asks CuPy once whether a GPU is usable (and if not, why); the default
+device is the GPU when CuPy sees a usable one, else the CPU.
 ``HIPFER_DEVICE`` (``cpu``, ``gpu``, ``gpu:N``) overrides it for the whole process and
 ``with hipfer.default_device("cpu"):`` for a block (per thread).
 """
@@ -9,7 +10,8 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Optional
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,72 @@ def as_device(dev) -> Device:
     raise ValueError(f"unknown device {dev!r}: use 'cpu', 'gpu' or 'gpu:N'")
 
 
+@dataclass(frozen=True)
+class GpuStatus:
+    usable: bool
+    count: int
+    stack: str            # 'rocm', 'cuda' or ''
+    versions: dict = field(default_factory=dict)
+    reason: str = ""      # why not usable
+
+
+_status_lock = threading.RLock()
+_status: Optional[GpuStatus] = None
+
+
+def gpu_status(refresh: bool = False) -> GpuStatus:
+    """Probe CuPy once: is a GPU usable, how many, which stack, and if not, why."""
+    global _status
+    with _status_lock:
+        if _status is not None and not refresh:
+            return _status
+        if os.environ.get("HIPFER_DISABLE_GPU"):
+            _status = GpuStatus(False, 0, "", {}, "HIPFER_DISABLE_GPU is set")
+            return _status
+        try:
+            import cupy
+        except Exception as e:  # ImportError, or a broken install raising anything
+            _status = GpuStatus(False, 0, "", {},
+                                f"CuPy is not importable ({type(e).__name__}: {e})")
+            return _status
+        try:
+            rt = cupy.cuda.runtime
+            stack = "rocm" if rt.is_hip else "cuda"
+            versions = {"cupy": cupy.__version__, "runtime": rt.runtimeGetVersion()}
+            try:
+                versions["driver"] = rt.driverGetVersion()
+            except Exception:
+                pass
+            n = rt.getDeviceCount()
+        except Exception as e:
+            _status = GpuStatus(False, 0, "", {"cupy": getattr(cupy, "__version__", "?")},
+                                "CuPy is installed but no GPU is usable "
+                                f"({type(e).__name__}: {e})")
+            return _status
+        if n == 0:
+            _status = GpuStatus(False, 0, stack, versions, "CuPy sees no GPU device")
+        else:
+            _status = GpuStatus(True, n, stack, versions, "")
+        return _status
+
+
+def check_available(dev: Device) -> None:
+    """Raise RuntimeError naming why dev cannot run anything (a GPU that is not there)."""
+    if dev.kind == "cpu":
+        return
+    st = gpu_status()
+    if not st.usable:
+        raise RuntimeError(f"device {dev} is not available: {st.reason}")
+    if dev.index >= st.count:
+        raise RuntimeError(f"device {dev} is not available: CuPy sees {st.count} GPU(s)")
+
+
+def devices() -> list:
+    """Every device: the CPU, then each usable GPU."""
+    st = gpu_status()
+    return [CPU] + [Device("gpu", i) for i in range(st.count if st.usable else 0)]
+
+
 _local = threading.local()
 _process_default = None
 
@@ -60,7 +128,6 @@ def _initial_default() -> Device:
     env = os.environ.get("HIPFER_DEVICE")
     if env:
         return as_device(env)
-    from .prims.registry import gpu_status
     return Device("gpu", 0) if gpu_status().usable else CPU
 
 
@@ -78,8 +145,7 @@ def get_default_device() -> Device:
 def default_device(dev):
     """Make ``dev`` the default device inside the ``with`` block (this thread only)."""
     d = as_device(dev)
-    from .prims.registry import get_backend
-    get_backend(d)  # fail here, not at the first allocation
+    check_available(d)  # fail here, not at the first allocation
     stack = _local.__dict__.setdefault("stack", [])
     stack.append(d)
     try:

@@ -10,9 +10,11 @@ from enum import IntEnum
 
 import numpy as np
 
+from ._data_type_functions import astype
 from ._device import CPU, Device, as_device
 from ._dtypes import as_dtype
 from ._tensor import Tensor, _is_cupy
+from .prims.registry import get_backend
 
 __all__ = ["from_dlpack"]
 
@@ -60,7 +62,6 @@ def export(x: Tensor, stream, max_version, dl_device, copy):
                               "(copy=False given)")
         x, copy, stream = x.to_device(CPU), None, None
     if copy:
-        from ._data_type_functions import astype
         x = astype(x, x.dtype, copy=True)
     data = x._data
     if max_version is not None:
@@ -104,7 +105,6 @@ def from_dlpack(x, /, *, device=None, copy=None) -> Tensor:
             data = data.copy()
     elif src == dev:
         import cupy
-        from .prims.registry import get_backend
         get_backend(dev)  # a clear error when the GPU is not usable
         with cupy.cuda.Device(dev.index):
             data = cupy.from_dlpack(x)  # zero-copy; copy=True copies below
@@ -113,7 +113,6 @@ def from_dlpack(x, /, *, device=None, copy=None) -> Tensor:
     as_dtype(data.dtype)  # one of hipfer's dtypes?
     out = Tensor(data)
     if copy and dev.kind == "gpu":
-        from ._data_type_functions import astype
         out = astype(out, out.dtype, copy=True)
     return out
 
@@ -136,6 +135,5 @@ def _from_tensor(x: Tensor, device, copy) -> Tensor:
                               f"{dev} was asked for")
         return x.to_device(dev)
     if copy:
-        from ._data_type_functions import astype
         return astype(x, x.dtype, copy=True)
     return x

@@ -28,11 +28,13 @@ import re
 import numpy as np
 
 from . import _ops
+from ._creation import asarray, full
+from ._elementwise import not_equal
 from ._tensor import Tensor, _is_cupy, xp_of
+from ._views import reshape
 from .prims import descriptors as d
 from .prims.optable import BinaryOp
 from .prims.registry import get_backend
-
 
 __all__ = ["index_put", "nonzero", "scatter", "take", "take_along_axis"]
 
@@ -42,7 +44,6 @@ _I64 = np.dtype(np.int64)
 # ------------------------------------------------------------------- the key
 def _array_entry(k, x: Tensor) -> Tensor:
     """A list, tuple, NumPy or CuPy array used as an index, as a Tensor on x's device."""
-    from ._creation import asarray
     if _is_cupy(k):
         return _tensor_entry(Tensor(k), x)
     a = np.asarray(k)
@@ -166,7 +167,6 @@ class _Advanced:
     def arrays(self) -> list:
         """[(v_axis, x_axis, integer Tensor)]: masks replaced by their coordinates. x_axis
         is None for indices known to be valid and non-negative (from masks)."""
-        from ._creation import asarray
         out = []
         for v_ax, x_ax, k in self.items:
             if isinstance(k, bool):
@@ -222,7 +222,6 @@ def _on_axes(err: IndexError, axes: dict) -> IndexError:
 
 
 def _flat(t: Tensor) -> Tensor:
-    from ._manipulation import reshape
     return reshape(t, (-1,))
 
 
@@ -343,7 +342,6 @@ def _scalar_value(x: Tensor, value):
 def _tensor_value(x: Tensor, value) -> Tensor:
     """An assigned tensor (or array-like) checked against x: same device, no complex into real."""
     if not isinstance(value, Tensor):
-        from ._creation import asarray
         value = asarray(value, device=x.device)
     if value.device != x.device:
         raise ValueError(f"cannot assign a tensor on {value.device} into a tensor on {x.device}")
@@ -357,7 +355,6 @@ def _value(x: Tensor, value) -> Tensor:
     reads conjugated); scalars become 0-d tensors."""
     dt = x.dtype
     if _is_scalar(value):
-        from ._creation import full
         return full((), _scalar_value(x, value), dtype=dt, device=x.device)
     value = _tensor_value(x, value)
     flip = value._conj != x._conj
@@ -478,7 +475,6 @@ def nonzero(x: Tensor, /) -> tuple:
     if x.ndim == 0:
         raise ValueError("nonzero() needs a tensor with at least one axis (got a 0-d tensor)")
     if x.dtype != np.bool_:
-        from ._elementwise import not_equal
         x = not_equal(x, 0)
     return tuple(_nonzero_rows(x, compact=True))
 
@@ -520,6 +516,5 @@ def index_put(x: Tensor, indices, values: Tensor, /, *, accumulate: bool = False
     for i, t in enumerate(indices):
         _index_tensor(t, f"index_put(): indices[{i}]")
     if not isinstance(values, Tensor):
-        from ._creation import asarray
         values = asarray(values, dtype=x.dtype, device=x.device)
     return Tensor(_ops.run(d.IndexPut(bool(accumulate)), [x, *indices, values]))

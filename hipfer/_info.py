@@ -2,7 +2,11 @@
 from __future__ import annotations
 
 from . import _dtypes
-from ._device import Device, as_device, get_default_device
+from ._creation import asarray
+from ._data_type_functions import isdtype
+from ._device import Device, as_device, devices, get_default_device
+from ._indexing import nonzero
+from ._sets import unique_values
 
 __all__ = ["__array_namespace_info__"]
 
@@ -33,13 +37,11 @@ class Info:
                 "indexing": _dtypes.default_int}
 
     def devices(self) -> list:
-        from .prims.registry import devices
         return devices()
 
     def dtypes(self, *, device=None, kind=None) -> dict:
         """name -> dtype for the dtypes on device (default device if None), optionally
         only those of a kind (a kind name, a dtype, or a tuple of those; see isdtype)."""
-        from ._data_type_functions import isdtype
         if device is not None:
             as_device(device)  # validate: every backend takes every dtype
         dts = _dtypes.ALL_DTYPES
@@ -68,16 +70,14 @@ def _probe(name, fn) -> bool:
 
 def _probe_boolean_indexing() -> bool:
     def run():
-        import hipfer as hf
-        x = hf.asarray([1, 2, 3], device="cpu")
-        y = x[hf.asarray([True, False, True], device="cpu")]
+        x = asarray([1, 2, 3], device="cpu")
+        y = x[asarray([True, False, True], device="cpu")]
         assert y.shape == (2,)
     return _probe("boolean indexing", run)
 
 
 def _probe_data_dependent() -> bool:
     def run():
-        import hipfer as hf
-        x = hf.asarray([1, 0, 1], device="cpu")
-        assert hf.nonzero(x)[0].shape == (2,) and hf.unique_values(x).shape == (2,)
+        x = asarray([1, 0, 1], device="cpu")
+        assert nonzero(x)[0].shape == (2,) and unique_values(x).shape == (2,)
     return _probe("data-dependent shapes", run)

@@ -12,7 +12,11 @@ from typing import Literal
 import numpy as np
 
 from . import _dtypes, _ops
+from ._core import cast, operands
+from ._elementwise import not_equal
+from ._indexing import take
 from ._naming import public
+from ._statistical import sum as _sum
 from ._tensor import Tensor
 from .prims import descriptors as d
 from .prims.optable import ReduceOp
@@ -63,8 +67,6 @@ argmin = public("argmin", _arg(ReduceOp.MIN, "argmin"))
 
 def count_nonzero(x: Tensor, /, *, axis=None, keepdims: bool = False) -> Tensor:
     """Number of non-zero elements over axis (int or tuple; all axes when None), int64."""
-    from ._elementwise import not_equal
-    from ._statistical import sum as _sum
     mask = not_equal(_tensor(x, "count_nonzero"), 0)
     return _sum(mask, axis=axis, dtype=_dtypes.default_int, keepdims=keepdims)
 
@@ -74,8 +76,6 @@ def searchsorted(x1: Tensor, x2, /, *, side: Literal["left", "right"] = "left",
     """Indices (int64, x2's shape) where x2's elements go in the ascending 1-d x1 to keep
     it sorted: side 'left' before equal elements, 'right' after them. sorter: indices
     that sort x1. x2 may be a Python int or float (a 0-d result)."""
-    from ._elementwise import _astype, _operands
-    from ._indexing import take
     _real(_tensor(x1, "searchsorted"), "searchsorted")
     if x1.ndim != 1:
         raise ValueError(f"searchsorted(): x1 must be 1-d, got shape {x1.shape}")
@@ -88,5 +88,5 @@ def searchsorted(x1: Tensor, x2, /, *, side: Literal["left", "right"] = "left",
         if sorter.shape != x1.shape:
             raise ValueError(f"searchsorted(): sorter shape {sorter.shape} differs from x1's {x1.shape}")
         x1 = take(x1, sorter)
-    a, b, dt = _operands(x1, x2)
-    return Tensor(_ops.run(d.SearchSorted(side), [_astype(a, dt), _astype(b, dt)]))
+    a, b, dt = operands(x1, x2)
+    return Tensor(_ops.run(d.SearchSorted(side), [cast(a, dt), cast(b, dt)]))

@@ -14,9 +14,16 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-
 from . import _dtypes
+from ._core import cast, operands
+from ._creation import arange, ones, zeros
+from ._elementwise import bitwise_and, equal, greater, imag, not_equal, real
+from ._indexing import index_put, take
+from ._searching import searchsorted
+from ._sorting import argsort, sort
+from ._statistical import any as any_, cumulative_sum
 from ._tensor import Tensor
+from ._views import expand_dims
 
 __all__ = ["isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
 
@@ -46,9 +53,6 @@ def _flat(x, fn) -> Tensor:
 
 def _stable_order(flat: Tensor) -> Tensor:
     """Stable ascending argsort; complex: by real part, ties by imaginary part."""
-    from ._elementwise import imag, real
-    from ._indexing import take
-    from ._sorting import argsort
     if flat.dtype.kind != "c":
         return argsort(flat, stable=True)
     by_imag = argsort(imag(flat), stable=True)
@@ -59,11 +63,6 @@ class _Groups:
     """Sorted elements of a flat tensor and their groups of equal values."""
 
     def __init__(self, flat: Tensor, with_perm: bool):
-        from ._creation import arange, zeros
-        from ._elementwise import not_equal
-        from ._indexing import index_put, take
-        from ._sorting import sort
-        from ._statistical import cumulative_sum
         n, dev = flat.size, flat.device
         complex_ = flat.dtype.kind == "c"  # no complex Sort: order through the permutation
         self.perm = _stable_order(flat) if with_perm or complex_ else None
@@ -81,25 +80,19 @@ class _Groups:
                                 (self.gid[::-1],), pos[::-1])
 
     def values(self) -> Tensor:
-        from ._indexing import take
         return take(self.sorted, self.starts)
 
     def counts(self) -> Tensor:
-        from ._creation import ones, zeros
-        from ._indexing import index_put
         dev = self.gid.device
         return index_put(zeros((self.n_groups,), dtype=_dtypes.int64, device=dev), (self.gid,),
                          ones(self.gid.shape, dtype=_dtypes.int64, device=dev), accumulate=True)
 
     def inverse(self, shape) -> Tensor:
-        from ._creation import zeros
-        from ._indexing import index_put
         inv = index_put(zeros(self.gid.shape, dtype=_dtypes.int64, device=self.gid.device),
                         (self.perm,), self.gid)
         return inv.reshape(shape)
 
     def first_indices(self) -> Tensor:
-        from ._indexing import take
         return take(self.perm, self.starts)
 
 
@@ -129,11 +122,8 @@ def unique_all(x: Tensor, /) -> UniqueAllResult:
 def isin(x1, x2, /, *, invert: bool = False) -> Tensor:
     """For each element of x1, whether it equals some element of x2 (bool, x1's shape);
     NaN is in nothing. invert=True gives the negation. x1 or x2 may be a Python int."""
-    from ._elementwise import _astype, _operands, bitwise_and, equal, greater
-    from ._searching import searchsorted
-    from ._sorting import sort
-    a, b, dt = _operands(x1, x2)
-    a, b = _astype(a, dt), _astype(b, dt)
+    a, b, dt = operands(x1, x2)
+    a, b = cast(a, dt), cast(b, dt)
     if dt.kind == "c":
         found = _isin_by_blocks(a, b.reshape(-1))
         return equal(found, False) if invert else found
@@ -147,10 +137,6 @@ def isin(x1, x2, /, *, invert: bool = False) -> Tensor:
 def _isin_by_blocks(a: Tensor, table: Tensor) -> Tensor:
     """isin without an order (complex): OR of a == table[j] over blocks of the table,
     each block one broadcast comparison of at most ~2^24 elements."""
-    from ._creation import zeros
-    from ._elementwise import equal
-    from ._manipulation import expand_dims
-    from ._statistical import any as any_
     found = zeros(a.shape, dtype=_dtypes.bool, device=a.device)
     step = max(1, (1 << 24) // max(a.size, 1))
     col = expand_dims(a, axis=-1)

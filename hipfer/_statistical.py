@@ -10,13 +10,13 @@ import builtins
 
 import numpy as np
 
-from . import _dtypes, _ops, _warmpath
-from ._elementwise import _astype, not_equal
+from . import _dtypes, _ops
+from ._core import cast
+from ._elementwise import not_equal
 from ._naming import public
 from ._tensor import Tensor
 from .prims import descriptors as d
 from .prims.optable import ReduceOp
-
 
 __all__ = ["all", "any", "max", "mean", "min", "prod", "std", "sum", "var"]
 
@@ -86,20 +86,14 @@ def _accumulate_dtype(x, dtype):
 def _sum_like(op):
     def fn(x, /, *, axis=None, dtype=None, keepdims=False):
         dt = _accumulate_dtype(x, dtype)
-        x = _astype(x, dt)
+        x = cast(x, dt)
         cls = d.MetadataReduce if dt.kind in "biu" else d.ScalarReduce
         return _reduce(x, cls, op, axis, keepdims)
     return fn
 
 
-# the NumPy backend's compiled warm path serves fn(x) for the dtypes that reduce as they are
-# the dtypes whose default sum is of their own dtype (the warm path serves those)
-_OWN_SUM_DTYPES = [t for t in _dtypes.ALL_DTYPES if _sum_dtype(t) == t]
-_OWN_EXTREME_DTYPES = [t for t in _dtypes.ALL_DTYPES if t.kind in "iuf"]
-sum = _warmpath.reduction(public("sum", _sum_like(ReduceOp.SUM)), np.add,  # noqa: A001
-                          _OWN_SUM_DTYPES, with_dtype=True)
-prod = _warmpath.reduction(public("prod", _sum_like(ReduceOp.PROD)), np.multiply,
-                           _OWN_SUM_DTYPES, with_dtype=True)
+sum = public("sum", _sum_like(ReduceOp.SUM))  # noqa: A001
+prod = public("prod", _sum_like(ReduceOp.PROD))
 
 
 def _extreme(op):
@@ -111,20 +105,28 @@ def _extreme(op):
     return fn
 
 
-max = _warmpath.reduction(public("max", _extreme(ReduceOp.MAX)), np.maximum,  # noqa: A001
-                          _OWN_EXTREME_DTYPES, with_dtype=False)
-min = _warmpath.reduction(public("min", _extreme(ReduceOp.MIN)), np.minimum,  # noqa: A001
-                          _OWN_EXTREME_DTYPES, with_dtype=False)
+max = public("max", _extreme(ReduceOp.MAX))  # noqa: A001
+min = public("min", _extreme(ReduceOp.MIN))  # noqa: A001
+
+# What the NumPy backend's compiled warm path (hipfer._warmpath.install) serves of these:
+# fn(x) over every axis for the dtypes that reduce in their own dtype -- those whose
+# default sum keeps the dtype, and every real dtype for max/min -- as the ufunc's reduce
+# (with the dtype passed for sum and prod).
+_OWN_SUM_DTYPES = [t for t in _dtypes.ALL_DTYPES if _sum_dtype(t) == t]
+_OWN_EXTREME_DTYPES = [t for t in _dtypes.ALL_DTYPES if t.kind in "iuf"]
+WARM = {"sum": (np.add, _OWN_SUM_DTYPES, True), "prod": (np.multiply, _OWN_SUM_DTYPES, True),
+        "max": (np.maximum, _OWN_EXTREME_DTYPES, False),
+        "min": (np.minimum, _OWN_EXTREME_DTYPES, False)}
 
 
 def mean(x, /, *, axis=None, keepdims=False):
-    x = _astype(x, _dtypes.float_for(x.dtype))
+    x = cast(x, _dtypes.float_for(x.dtype))
     return _reduce(x, d.ScalarReduce, ReduceOp.MEAN, axis, keepdims)
 
 
 def _spread(op):
     def fn(x, /, *, axis=None, correction=0.0, keepdims=False):
-        x = _astype(x, _dtypes.float_for(x.dtype))
+        x = cast(x, _dtypes.float_for(x.dtype))
         return _reduce(x, d.AnalyticReduce, op, axis, keepdims, correction=float(correction))
     return fn
 
@@ -159,7 +161,7 @@ def _cumulative(op, name):
         axis = int(axis)
         if not -x.ndim <= axis < x.ndim:
             raise IndexError(f"axis {axis} is out of range for a {x.ndim}-d tensor")
-        x = _astype(x, _accumulate_dtype(x, dtype))
+        x = cast(x, _accumulate_dtype(x, dtype))
         return Tensor(_ops.run(d.Cumulative(op, axis % x.ndim, bool(include_initial)), [x]))
     fn.__name__ = name
     fn.__doc__ = (f"Running {op.value} along axis (optional for 1-d x), in dtype (default: x's, "

@@ -6,6 +6,12 @@ share the backend array's memory. ``conj`` on a complex tensor flips the flag in
 kernels fold it in at load and GEMM as a conjugate-transpose op; ``resolve_conj()``
 materialises it once. Export to other libraries (``__array__``, ``__dlpack__``) resolves
 first; ``to_device`` moves the stored data and keeps the flag (no extra pass).
+
+This module holds the Tensor's state, attributes and conversions, and imports nothing
+above hipfer._device (and, for to_device, the backend registry). What needs the
+namespace -- the operators, indexing, reshape, resolve_conj, DLPack export and
+__array_namespace__ -- is installed on the class by hipfer._array_methods when hipfer is
+imported.
 """
 from __future__ import annotations
 
@@ -42,21 +48,6 @@ def _device_of_data(data) -> Device:
             dev = _GPU_DEVICES[index] = Device("gpu", index)
         return dev
     return CPU
-
-
-#: array API versions whose namespace hipfer serves (the newest is hipfer's own)
-_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
-
-#: namespace function -> operator dunder stem
-_DUNDER = {
-    "add": "add", "subtract": "sub", "multiply": "mul", "divide": "truediv",
-    "floor_divide": "floordiv", "remainder": "mod", "pow": "pow", "matmul": "matmul",
-    "bitwise_and": "and", "bitwise_or": "or", "bitwise_xor": "xor",
-    "bitwise_left_shift": "lshift", "bitwise_right_shift": "rshift",
-    "greater": "gt", "greater_equal": "ge", "less": "lt", "less_equal": "le",
-    "equal": "eq", "not_equal": "ne", "negative": "neg", "positive": "pos", "abs": "abs",
-    "bitwise_invert": "invert",
-}
 
 
 class Tensor:
@@ -118,13 +109,6 @@ class Tensor:
             return self
         return Tensor(self._data, not self._conj)
 
-    def resolve_conj(self) -> "Tensor":
-        """A tensor whose stored data is what it reads as (one pass if the flag is set)."""
-        if not self._conj:
-            return self
-        from ._elementwise import _materialize
-        return _materialize(self)
-
     # ------------------------------------------------------------ device
     def to_device(self, device, /, *, stream=None) -> "Tensor":
         """This tensor on device (itself if already there; the flag moves along).
@@ -149,20 +133,7 @@ class Tensor:
         host = src.get() if _is_cupy(src) else src
         return Tensor(get_backend(dev).asarray(host), self._conj)
 
-    # ------------------------------------------------------------ shape views
-    def reshape(self, *shape, copy=None) -> "Tensor":
-        from ._manipulation import reshape
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-            shape = tuple(shape[0])
-        return reshape(self, shape, copy=copy)
-
-    # ------------------------------------------------------------ indexing
-    def __getitem__(self, key, /) -> "Tensor":
-        return _indexing().getitem(self, key)
-
-    def __setitem__(self, key, value, /) -> None:
-        _indexing().setitem(self, key, value)
-
+    # ------------------------------------------------------------ sequences
     def __len__(self) -> int:
         if self.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
@@ -176,9 +147,10 @@ class Tensor:
 
     # ------------------------------------------------------------ conversion
     def _host(self) -> np.ndarray:
-        t = self.resolve_conj()
-        d = t._data
-        return d.get() if _is_cupy(d) else d
+        """The values on the host (the flag applied there: one NumPy pass)."""
+        d = self._data
+        h = d.get() if _is_cupy(d) else d
+        return np.asarray(np.conjugate(h)) if self._conj else h  # 0-d: an array, not a scalar
 
     def _scalar(self, kind):
         if self.ndim != 0:
@@ -227,136 +199,4 @@ class Tensor:
 
     __str__ = __repr__
 
-    def __array_namespace__(self, /, *, api_version=None):
-        if api_version is not None and api_version not in _API_VERSIONS:
-            raise ValueError(f"unsupported array API version {api_version!r} "
-                             f"(hipfer implements {', '.join(_API_VERSIONS)})")
-        import hipfer
-        return hipfer
-
-    # ------------------------------------------------------------ DLPack
-    def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
-        """A DLPack capsule of the data (the conjugation flag resolved first)."""
-        from ._dlpack import export
-        return export(self, stream, max_version, dl_device, copy)
-
-    def __dlpack_device__(self, /) -> tuple:
-        """(DLPack device type, device id): (kDLCPU=1, 0), (kDLCUDA=2, id) or (kDLROCM=10, id)."""
-        from ._dlpack import dlpack_device
-        return dlpack_device(self)
-
-    # ------------------------------------------------------------ operators
-    # Each operator calls the namespace function of the standard (looked up in hipfer at
-    # call time, so a function any topic module defines serves here). Operands that are
-    # neither Tensors nor Python scalars give NotImplemented, so Python tries the other
-    # side and then raises TypeError.
-    def _binop(name, reflected=False):
-        fn = None  # the namespace function, found on first use (hipfer imports this module)
-
-        def op(self, other, /):
-            nonlocal fn
-            if fn is None:
-                fn = _fn(name)
-            try:
-                return fn(other, self) if reflected else fn(self, other)
-            except _NotAnOperand:
-                return NotImplemented
-        op.__name__ = f"__{'r' if reflected else ''}{_DUNDER[name]}__"
-        op.__qualname__ = f"Tensor.{op.__name__}"
-        return op
-
-    def _inplace(name):
-        """x op= y: computed as x op y, then stored into x; the result must keep x's
-        dtype and shape (in-place operators never promote or broadcast the left side)."""
-        def op(self, other, /):
-            try:
-                res = _fn(name)(self, other)
-            except _NotAnOperand:
-                return NotImplemented
-            if res.dtype != self.dtype:
-                raise TypeError(f"in-place {name}: the result dtype {res.dtype} differs from the "
-                                f"left operand's {self.dtype} (in-place operators do not promote)")
-            if res.shape != self.shape:
-                raise ValueError(f"in-place {name}: the result shape {res.shape} differs from "
-                                 f"the left operand's {self.shape}")
-            self[...] = res
-            return self
-        op.__name__ = f"__i{_DUNDER[name]}__"
-        op.__qualname__ = f"Tensor.{op.__name__}"
-        return op
-
-    def _unop(name):
-        def op(self, /):
-            return _fn(name)(self)
-        op.__name__ = f"__{_DUNDER[name]}__"
-        op.__qualname__ = f"Tensor.{op.__name__}"
-        return op
-
-    __add__, __radd__, __iadd__ = _binop("add"), _binop("add", True), _inplace("add")
-    __sub__, __rsub__, __isub__ = (_binop("subtract"), _binop("subtract", True),
-                                   _inplace("subtract"))
-    __mul__, __rmul__, __imul__ = (_binop("multiply"), _binop("multiply", True),
-                                   _inplace("multiply"))
-    __truediv__, __rtruediv__, __itruediv__ = (_binop("divide"), _binop("divide", True),
-                                               _inplace("divide"))
-    __floordiv__, __rfloordiv__, __ifloordiv__ = (_binop("floor_divide"),
-                                                  _binop("floor_divide", True),
-                                                  _inplace("floor_divide"))
-    __mod__, __rmod__, __imod__ = (_binop("remainder"), _binop("remainder", True),
-                                   _inplace("remainder"))
-    __pow__, __rpow__, __ipow__ = _binop("pow"), _binop("pow", True), _inplace("pow")
-    __and__, __rand__, __iand__ = (_binop("bitwise_and"), _binop("bitwise_and", True),
-                                   _inplace("bitwise_and"))
-    __or__, __ror__, __ior__ = (_binop("bitwise_or"), _binop("bitwise_or", True),
-                                _inplace("bitwise_or"))
-    __xor__, __rxor__, __ixor__ = (_binop("bitwise_xor"), _binop("bitwise_xor", True),
-                                   _inplace("bitwise_xor"))
-    __lshift__, __rlshift__, __ilshift__ = (_binop("bitwise_left_shift"),
-                                            _binop("bitwise_left_shift", True),
-                                            _inplace("bitwise_left_shift"))
-    __rshift__, __rrshift__, __irshift__ = (_binop("bitwise_right_shift"),
-                                            _binop("bitwise_right_shift", True),
-                                            _inplace("bitwise_right_shift"))
-    __matmul__, __rmatmul__, __imatmul__ = (_binop("matmul"), _binop("matmul", True),
-                                            _inplace("matmul"))
-    # comparisons: Python reflects them itself (3 < x is x > 3)
-    __gt__, __ge__ = _binop("greater"), _binop("greater_equal")
-    __lt__, __le__ = _binop("less"), _binop("less_equal")
-    __eq__, __ne__ = _binop("equal"), _binop("not_equal")
-    __neg__, __pos__ = _unop("negative"), _unop("positive")
-    __abs__, __invert__ = _unop("abs"), _unop("bitwise_invert")
-    del _binop, _inplace, _unop
-
     __hash__ = None  # mutable, and == is elementwise
-
-
-_modules: dict = {}  # hipfer, hipfer._indexing: imported on first use (they import this module)
-
-
-def _namespace():
-    m = _modules.get("hipfer")
-    if m is None:
-        import hipfer as m
-        _modules["hipfer"] = m
-    return m
-
-
-def _indexing():
-    m = _modules.get("_indexing")
-    if m is None:
-        from . import _indexing as m
-        _modules["_indexing"] = m
-    return m
-
-
-def _fn(name: str):
-    """The namespace function behind an operator."""
-    fn = getattr(_modules.get("hipfer") or _namespace(), name, None)
-    if fn is None:
-        raise TypeError(f"this operator needs hipfer.{name}, which this build lacks")
-    return fn
-
-
-class _NotAnOperand(TypeError):
-    """Raised by operand conversion so operators can return NotImplemented."""
-

@@ -1,6 +1,8 @@
 """Utility functions beyond all/any (those live with the reductions): diff."""
 from __future__ import annotations
 
+from ._elementwise import not_equal, subtract
+from ._manipulation import concat
 from ._tensor import Tensor
 
 __all__ = ["diff"]
@@ -10,8 +12,6 @@ def diff(x: Tensor, /, *, axis: int = -1, n: int = 1, prepend: Tensor | None = N
          append: Tensor | None = None) -> Tensor:
     """n-th forward difference along axis: out[i] = x[i+1] - x[i], applied n times, after
     joining prepend and append (which must match x on the other axes) to x."""
-    from ._elementwise import not_equal, subtract
-    from ._manipulation import concat
     if not isinstance(x, Tensor):
         raise TypeError(f"diff() expects a hipfer Tensor, got {type(x).__name__}")
     if x.ndim == 0:

@@ -1,11 +1,14 @@
 """The NumPy backend's compiled warm path: hipfer._warm (hipfer/_warm.c) wired in.
 
 A tiny call's host time on the CPU is mostly hipfer's Python layers, not NumPy's work.
-Each function here wraps one namespace function (or Tensor operator) in a ``_warm.Warm``
-that serves the plain case in C -- C-contiguous NumPy arrays of a dtype that the backend
-computes with the bare ufunc, same shapes or a Python scalar -- with that ufunc's own 1-d
-loop (a reduction: the backend's ufunc.reduce call), and hands every other call to the
-function unchanged. The dtype tables are derived from the backend's own choice
+``install(namespace)`` -- the last step of ``import hipfer`` -- puts a ``_warm.Warm`` in
+front of each elementwise function and of sum/prod/max/min in the namespace; the Tensor
+operators get theirs from hipfer._array_methods through ``elementwise``. A Warm serves
+the plain case in C -- C-contiguous NumPy arrays of a dtype that the backend computes
+with the bare ufunc, same shapes or a Python scalar -- with that ufunc's own 1-d loop (a
+reduction: the backend's ufunc.reduce call), and hands every other call to the function
+unchanged. The topic modules keep their plain functions, so no module below imports
+this one. The dtype tables are derived from the backend's own choice
 (``numpy_impl(name, dt)`` is the ufunc), so the two paths cannot drift apart; the tests run
 both on every table entry and compare them bit for bit.
 
@@ -19,10 +22,11 @@ import os
 
 import numpy as np
 
-from . import _dtypes
+from . import _dtypes, _elementwise, _statistical
+from ._core import scalar_operand
+from ._tensor import Tensor
 from .backends.numpy import _common
 from .backends.numpy.elementwise import numpy_impl
-from ._tensor import Tensor
 from .prims.infer import real_dtype
 
 try:
@@ -96,11 +100,23 @@ def _scalar_for(value, t):
     """The weak scalar's cached 0-d array for an op with tensor t, when value takes t's
     dtype (else None: the Python path decides); the same rule and cache as the Python
     warm path in hipfer._elementwise._binary."""
-    from ._elementwise import _scalar_operand
     dt = t._data.dtype
     if _dtypes.scalar_type(dt, value) is not dt:
         return None
-    return _scalar_operand(value, dt, t)._data
+    return scalar_operand(value, dt, t)._data
+
+
+def install(namespace: dict) -> None:
+    """Put the warm path in front of the namespace's elementwise functions and
+    reductions (a no-op without the extension)."""
+    if _warm is None:
+        return
+    for table, swap in ((_elementwise._UNARY, False), (_elementwise._BINARY, False),
+                        (_elementwise._SWAPPED, True)):
+        for name, op in table.items():
+            namespace[name] = elementwise(namespace[name], op, swap)
+    for name, (ufunc, dtypes, with_dtype) in _statistical.WARM.items():
+        namespace[name] = reduction(namespace[name], ufunc, dtypes, with_dtype)
 
 
 if _warm is not None:

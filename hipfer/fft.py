@@ -19,6 +19,9 @@ import operator
 import numpy as np
 
 from . import _dtypes, _ops
+from ._core import cast as _cast
+from ._creation import asarray as _asarray
+from ._manipulation import roll as _roll
 from ._tensor import Tensor
 from .prims import descriptors as d
 from .prims.infer import complex_dtype
@@ -43,17 +46,15 @@ def _norm(norm) -> str:
 
 
 def _as_complex(x: Tensor, name: str) -> Tensor:
-    from ._elementwise import _astype
     x = _tensor(x, name)
-    return _astype(x, complex_dtype(_dtypes.float_for(x.dtype)))
+    return _cast(x, complex_dtype(_dtypes.float_for(x.dtype)))
 
 
 def _as_real(x: Tensor, name: str) -> Tensor:
-    from ._elementwise import _astype
     x = _tensor(x, name)
     if x.dtype.kind == "c":
         raise TypeError(f"{name}() needs a real-valued tensor, got {x.dtype}")
-    return _astype(x, _dtypes.float_for(x.dtype))
+    return _cast(x, _dtypes.float_for(x.dtype))
 
 
 def _axis(axis, ndim: int) -> int:
@@ -171,21 +172,18 @@ def _freq_count(n) -> int:
 
 def fftfreq(n: int, /, *, d: float = 1.0, dtype=None, device=None) -> Tensor:
     """[0, 1, ..., -(n//2), ..., -1] / (d * n): n small host-computed values, copied to device."""
-    from ._creation import asarray
     n, dt = _freq_count(n), _freq_dtype(dtype)
     k = np.concatenate([np.arange(0, (n - 1) // 2 + 1), np.arange(-(n // 2), 0)])
-    return asarray((k * (1.0 / (n * d))).astype(dt), device=device)
+    return _asarray((k * (1.0 / (n * d))).astype(dt), device=device)
 
 
 def rfftfreq(n: int, /, *, d: float = 1.0, dtype=None, device=None) -> Tensor:
     """[0, 1, ..., n//2] / (d * n)."""
-    from ._creation import asarray
     n, dt = _freq_count(n), _freq_dtype(dtype)
-    return asarray((np.arange(0, n // 2 + 1) * (1.0 / (n * d))).astype(dt), device=device)
+    return _asarray((np.arange(0, n // 2 + 1) * (1.0 / (n * d))).astype(dt), device=device)
 
 
 def _shift(x: Tensor, axes, sign: int, name: str) -> Tensor:
-    from ._manipulation import roll
     x = _tensor(x, name)
     if axes is None:
         axes = tuple(range(x.ndim))
@@ -196,7 +194,7 @@ def _shift(x: Tensor, axes, sign: int, name: str) -> Tensor:
         raise ValueError(f"{name}(): axes {axes} repeat an axis")
     if not axes:
         return x
-    return roll(x, tuple(sign * (x.shape[a] // 2) for a in axes), axis=axes)
+    return _roll(x, tuple(sign * (x.shape[a] // 2) for a in axes), axis=axes)
 
 
 def fftshift(x: Tensor, /, *, axes=None) -> Tensor:

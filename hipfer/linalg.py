@@ -22,10 +22,17 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _dtypes, _ops
+from ._core import cast as _cast
+from ._creation import empty as _empty, zeros as _zeros
 from ._einsum import contract
+from ._elementwise import (abs as _abs, greater as _greater, multiply as _multiply,
+                           not_equal as _not_equal, pow as _pow, reciprocal as _reciprocal,
+                           sqrt as _sqrt, square as _square, subtract as _subtract, where as _where)
 from ._linear_algebra import matmul
-from ._manipulation import broadcast_to, diagonal, matrix_transpose, permute_dims, reshape
+from ._statistical import max as _max, min as _min, sum as _sum
 from ._tensor import Tensor
+from ._views import (broadcast_to, diagonal, matrix_transpose, moveaxis as _moveaxis, permute_dims,
+                     reshape)
 from .prims import descriptors as d
 from .prims.descriptors import LinAlgError  # noqa: F401 - part of this module's API
 from .prims.infer import real_dtype
@@ -75,8 +82,7 @@ def _tensor(x, name: str) -> Tensor:
 
 def _floating(x: Tensor) -> Tensor:
     """x in a floating dtype: integers and bool compute in float64."""
-    from ._elementwise import _astype
-    return _astype(x, _dtypes.float_for(x.dtype))
+    return _cast(x, _dtypes.float_for(x.dtype))
 
 
 def _matrices(x, name: str, square=False) -> Tensor:
@@ -112,8 +118,7 @@ def _eps_tol(x: Tensor, rtol):
 
 def _identity(shape, dt, device) -> Tensor:
     """Identity matrices of shape (..., M, M)."""
-    from ._creation import zeros
-    eye = zeros(shape, dtype=dt, device=device)
+    eye = _zeros(shape, dtype=dt, device=device)
     diagonal(eye)[...] = 1
     return eye
 
@@ -173,9 +178,8 @@ def solve(x1: Tensor, x2: Tensor, /) -> Tensor:
     (the result is (..., M)); otherwise x2 is (..., M, K) and the batch axes broadcast."""
     _tensor(x1, "solve"), _tensor(x2, "solve")
     dt = _dtypes.float_for(_dtypes.result_type(x1.dtype, x2.dtype))
-    from ._elementwise import _astype
-    a = _matrices(_astype(x1, dt), "solve", square=True)
-    b = _astype(x2, dt)
+    a = _matrices(_cast(x1, dt), "solve", square=True)
+    b = _cast(x2, dt)
     m = a.shape[-1]
     vector = b.ndim == 1
     if vector:
@@ -195,30 +199,24 @@ def solve(x1: Tensor, x2: Tensor, /) -> Tensor:
 # --------------------------------------------------- built on singular values
 def matrix_rank(x: Tensor, /, *, rtol=None) -> Tensor:
     """Count of singular values > rtol * largest (default rtol: max(M, N) * eps)."""
-    from ._creation import zeros
-    from ._elementwise import greater, multiply
-    from ._statistical import max as max_, sum as sum_
     x = _matrices(x, "matrix_rank")
     s = svdvals(x)
     if s.shape[-1] == 0:
-        return zeros(x.shape[:-2], dtype=_dtypes.int64, device=x.device)
-    tol = multiply(max_(s, axis=-1, keepdims=True), _eps_tol(x, rtol))
-    return sum_(greater(s, tol), axis=-1, dtype=_dtypes.int64)
+        return _zeros(x.shape[:-2], dtype=_dtypes.int64, device=x.device)
+    tol = _multiply(_max(s, axis=-1, keepdims=True), _eps_tol(x, rtol))
+    return _sum(_greater(s, tol), axis=-1, dtype=_dtypes.int64)
 
 
 def pinv(x: Tensor, /, *, rtol=None) -> Tensor:
     """Moore-Penrose pseudo-inverse: V diag(1/s, s > rtol * max(s)) U^H from the SVD."""
-    from ._creation import zeros
-    from ._elementwise import greater, multiply, reciprocal, where
-    from ._statistical import max as max_
     x = _matrices(x, "pinv")
     m, n = x.shape[-2:]
     if m == 0 or n == 0:
-        return zeros(x.shape[:-2] + (n, m), dtype=x.dtype, device=x.device)
+        return _zeros(x.shape[:-2] + (n, m), dtype=x.dtype, device=x.device)
     u, s, vh = svd(x, full_matrices=False)
-    keep = greater(s, multiply(max_(s, axis=-1, keepdims=True), _eps_tol(x, rtol)))
-    s_inv = where(keep, reciprocal(where(keep, s, 1.0)), 0.0)
-    v_scaled = multiply(matrix_transpose(vh.conj()), reshape(s_inv, s_inv.shape[:-1] + (1, s.shape[-1])))
+    keep = _greater(s, _multiply(_max(s, axis=-1, keepdims=True), _eps_tol(x, rtol)))
+    s_inv = _where(keep, _reciprocal(_where(keep, s, 1.0)), 0.0)
+    v_scaled = _multiply(matrix_transpose(vh.conj()), reshape(s_inv, s_inv.shape[:-1] + (1, s.shape[-1])))
     return matmul(v_scaled, matrix_transpose(u.conj()))
 
 
@@ -302,34 +300,29 @@ def _compute_axis(x1: Tensor, x2: Tensor, axis: int, name: str) -> int:
 def vecdot(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
     """sum(conj(x1) * x2) over axis, as einsum('...i,...i->...'): the conjugation is the
     O(1) flag, folded into the batched GEMM."""
-    from ._manipulation import moveaxis
     x1, x2 = _numeric(x1, "vecdot"), _numeric(x2, "vecdot")
     axis = _compute_axis(x1, x2, axis, "vecdot")
-    a, b = moveaxis(x1.conj(), axis, -1), moveaxis(x2, axis, -1)
+    a, b = _moveaxis(x1.conj(), axis, -1), _moveaxis(x2, axis, -1)
     return contract([a, b], [[Ellipsis, 0], [Ellipsis, 0]], [Ellipsis])
 
 
 def outer(x1: Tensor, x2: Tensor, /) -> Tensor:
-    from ._elementwise import multiply
     x1, x2 = _tensor(x1, "outer"), _tensor(x2, "outer")
     if x1.ndim != 1 or x2.ndim != 1:
         raise ValueError(f"outer() needs two 1-d tensors, got shapes {x1.shape} and {x2.shape}")
-    return multiply(reshape(x1, (x1.shape[0], 1)), reshape(x2, (1, x2.shape[0])))
+    return _multiply(reshape(x1, (x1.shape[0], 1)), reshape(x2, (1, x2.shape[0])))
 
 
 def trace(x: Tensor, /, *, offset: int = 0, dtype=None) -> Tensor:
     """Sum of the offset diagonal (a strided view); integers accumulate in int64 / uint64."""
-    from ._statistical import sum as sum_
     x = _tensor(x, "trace")
     if x.ndim < 2:
         raise ValueError(f"trace() needs a (..., M, N) tensor, got shape {x.shape}")
-    return sum_(diagonal(x, offset=operator.index(offset)), axis=-1, dtype=dtype)
+    return _sum(diagonal(x, offset=operator.index(offset)), axis=-1, dtype=dtype)
 
 
 def cross(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
     """Cross product of 3-vectors along axis (negative; the other axes broadcast)."""
-    from ._creation import empty
-    from ._elementwise import _astype, multiply, subtract
     x1, x2 = _numeric(x1, "cross"), _numeric(x2, "cross")
     axis = operator.index(axis)
     nd = builtins.min(x1.ndim, x2.ndim)
@@ -338,16 +331,16 @@ def cross(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
     if x1.shape[axis] != 3 or x2.shape[axis] != 3:
         raise ValueError(f"cross(): axis {axis} must have size 3, got shapes {x1.shape} and {x2.shape}")
     dt = _dtypes.result_type(x1.dtype, x2.dtype)
-    a = _move_last(_astype(x1, dt), axis)
-    b = _move_last(_astype(x2, dt), axis)
+    a = _move_last(_cast(x1, dt), axis)
+    b = _move_last(_cast(x2, dt), axis)
     try:
         batch = tuple(np.broadcast_shapes(a.shape[:-1], b.shape[:-1]))
     except ValueError:
         raise ValueError(f"cross(): shapes {x1.shape} and {x2.shape} do not broadcast") from None
-    out = empty(batch + (3,), dtype=dt, device=a.device)
+    out = _empty(batch + (3,), dtype=dt, device=a.device)
     for i in range(3):
         j, k = (i + 1) % 3, (i + 2) % 3
-        out[..., i] = subtract(multiply(a[..., j], b[..., k]), multiply(a[..., k], b[..., j]))
+        out[..., i] = _subtract(_multiply(a[..., j], b[..., k]), _multiply(a[..., k], b[..., j]))
     # the vector axis back to where axis counts from the end
     nd_out = out.ndim
     pos = nd_out + axis
@@ -364,45 +357,41 @@ def _move_last(x: Tensor, axis: int) -> Tensor:
 # ------------------------------------------------------------------- norms
 def vector_norm(x: Tensor, /, *, axis=None, keepdims: bool = False, ord=2) -> Tensor:
     """p-norms over axis (all axes when None); the result is real of x's precision."""
-    from ._elementwise import _astype, abs as abs_, not_equal, pow as pow_, sqrt, square
-    from ._statistical import max as max_, min as min_, sum as sum_
     x = _floating(_tensor(x, "vector_norm"))
-    a = abs_(x)  # real, the conjugation flag is irrelevant
+    a = _abs(x)  # real, the conjugation flag is irrelevant
     kw = dict(axis=axis, keepdims=keepdims)
     if ord == 2:
-        return sqrt(sum_(square(a), **kw))
+        return _sqrt(_sum(_square(a), **kw))
     if ord == 1:
-        return sum_(a, **kw)
+        return _sum(a, **kw)
     if ord == math.inf:
-        return max_(a, **kw)
+        return _max(a, **kw)
     if ord == -math.inf:
-        return min_(a, **kw)
+        return _min(a, **kw)
     if ord == 0:
-        return sum_(_astype(not_equal(a, 0), a.dtype), **kw)
+        return _sum(_cast(_not_equal(a, 0), a.dtype), **kw)
     if isinstance(ord, (bool, str)) or not isinstance(ord, (int, float, np.integer, np.floating)):
         raise ValueError(f"vector_norm(): ord must be a number or +-inf, got {ord!r}")
     p = float(ord)
-    return pow_(sum_(pow_(a, p), **kw), 1.0 / p)
+    return _pow(_sum(_pow(a, p), **kw), 1.0 / p)
 
 
 def matrix_norm(x: Tensor, /, *, keepdims: bool = False, ord="fro") -> Tensor:
     """'fro', 'nuc', 1, -1, 2, -2, inf, -inf over the last two axes."""
-    from ._elementwise import abs as abs_, sqrt, square
-    from ._statistical import max as max_, min as min_, sum as sum_
     x = _matrices(x, "matrix_norm")
-    extreme = {1: max_, -1: min_, 2: max_, -2: min_, math.inf: max_, -math.inf: min_}
+    extreme = {1: _max, -1: _min, 2: _max, -2: _min, math.inf: _max, -math.inf: _min}
     if isinstance(ord, str):
         if ord == "fro":
-            r = sqrt(sum_(square(abs_(x)), axis=(-2, -1)))
+            r = _sqrt(_sum(_square(_abs(x)), axis=(-2, -1)))
         elif ord == "nuc":
-            r = sum_(svdvals(x), axis=-1)
+            r = _sum(svdvals(x), axis=-1)
         else:
             raise ValueError(f"matrix_norm(): unknown ord {ord!r}")
     elif not isinstance(ord, bool) and ord in extreme:
         if abs(ord) == 2:
             vals = svdvals(x)
         else:  # 1: column sums, inf: row sums of |x|
-            vals = sum_(abs_(x), axis=-2 if abs(ord) == 1 else -1)
+            vals = _sum(_abs(x), axis=-2 if abs(ord) == 1 else -1)
         r = extreme[ord](vals, axis=-1)
     else:
         raise ValueError(f"matrix_norm(): ord must be 'fro', 'nuc', +-1, +-2 or +-inf, got {ord!r}")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import hipfer as hf
-from hipfer import _einsum
+from hipfer._einsum import engine as _einsum
 from hipfer._einsum import parse as P, path as Pa
 
 from test_tensor import host, rand

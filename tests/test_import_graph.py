@@ -110,18 +110,12 @@ def _edges_within(graph, comp):
     return [f"{a} -> {b}" for a in comp for b in sorted(graph[a]) if b in comp]
 
 
-# the namespace circle is being taken apart (issue 18): strict, so the fix flips these
-_NAMESPACE_CIRCLE = pytest.mark.xfail(strict=True, reason="issue 18: the namespace circle")
-
-
-@_NAMESPACE_CIRCLE
 def test_no_import_circles(graph):
     circles = _cycles(graph)
     assert not circles, "import circles:\n" + "\n".join(
         f"  {c}: " + "; ".join(_edges_within(graph, c)) for c in circles)
 
 
-@_NAMESPACE_CIRCLE
 def test_the_tensor_imports_nothing_above_it(graph):
     above = sorted(graph["hipfer._tensor"] - LOW - {"hipfer.prims.registry"})
     assert not above, f"hipfer/_tensor.py imports {above}"

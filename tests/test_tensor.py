@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import hipfer as hf
-from hipfer._manipulation import _nocopy_strides
+from hipfer._views import _nocopy_strides
 
 DTYPES = [np.bool_, np.int8, np.int32, np.int64, np.uint8, np.uint64,
           np.float32, np.float64, np.complex64, np.complex128]

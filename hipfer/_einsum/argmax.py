@@ -16,12 +16,13 @@ from math import prod
 from typing import Sequence, Tuple
 
 from .. import _dtypes, _ops
+from .._core import cast
 from .._creation import full
-from .._elementwise import _astype, add, multiply
-from .._manipulation import broadcast_to, permute_dims, reshape
+from .._elementwise import add, multiply
 from .._searching import argmax, argmin
 from .._statistical import max as max_, min as min_
 from .._tensor import Tensor
+from .._views import broadcast_to, permute_dims, reshape
 from ..prims import descriptors as d
 from ..prims.semiring import Semiring
 from .pairwise import InputView, _spread, as_3d
@@ -77,7 +78,7 @@ def _by_product(spec, tensors, labels, summed, sr):
                 full(shape, -1, dtype="int64", device=dev))
     total = reshape(broadcast_to(total, shape + tuple(size_of[x] for x in summed)), shape + (k,))
     pick, best = (argmax, max_) if sr.add == "max" else (argmin, min_)
-    return best(total, axis=-1), _astype(pick(total, axis=-1), _dtypes.int64)
+    return best(total, axis=-1), cast(pick(total, axis=-1), _dtypes.int64)
 
 
 def _to_output(spec, result, vals, idx):

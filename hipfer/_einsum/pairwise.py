@@ -28,7 +28,11 @@ from math import prod
 from typing import Dict, Optional, Sequence, Tuple
 
 from .. import _ops
+from .._creation import full
+from .._elementwise import add, multiply
+from .._statistical import max as max_, min as min_
 from .._tensor import Tensor, xp_of
+from .._views import _view, permute_dims
 from ..prims import descriptors as d
 from ..prims.semiring import Semiring
 from .parse import Labels
@@ -57,7 +61,6 @@ class InputView:
         return self.unique != self.labels or tuple(t.shape) != self.shape
 
     def apply(self, t: Tensor) -> Tensor:
-        from .._manipulation import _view
         strides = dict.fromkeys(self.unique, 0)
         for x, n, s in zip(self.labels, t.shape, t.strides):
             if n != 1:  # a size-1 axis contributes nothing: broadcast (stride 0)
@@ -80,12 +83,9 @@ class Reduce:
     def apply(self, be, t: Tensor) -> Tensor:
         sr = self.semiring
         if self.empty:
-            from .._creation import full
             return full(self.out_shape, sr.zero_for(t.dtype), dtype=t.dtype, device=t.device)
         if sr is Semiring.STANDARD:
             return Tensor(_site(self, d.ReduceAdd(self.modes_a, self.modes_c))(be, [t]))
-        from .._statistical import max as max_, min as min_
-        from .._manipulation import permute_dims
         axes = tuple(i for i, x in enumerate(self.modes_a) if x not in self.modes_c)
         r = (max_ if sr.add == "max" else min_)(t, axis=axes)
         kept = tuple(x for x in self.modes_a if x in self.modes_c)
@@ -112,7 +112,6 @@ class Product:
     semiring: Semiring
 
     def apply(self, be, a: Tensor, b: Tensor) -> Tensor:
-        from .._elementwise import add, multiply
         va, vb = _spread(a, self.labels_a, self.result), _spread(b, self.labels_b, self.result)
         op = add if self.semiring.mul == "add" else multiply
         return op(va, vb)
@@ -120,7 +119,6 @@ class Product:
 
 def _spread(t: Tensor, labels: Labels, result: Labels) -> Tensor:
     """t viewed with the result's axes: a missing label is a size-1 axis (broadcast)."""
-    from .._manipulation import _view
     pos = {x: i for i, x in enumerate(labels)}
     st = t.strides
     shape = tuple(t.shape[pos[x]] if x in pos else 1 for x in result)

@@ -16,9 +16,11 @@ from __future__ import annotations
 from typing import List, Tuple
 
 from .. import _ops
+from .._statistical import sum as sum_
 from .._tensor import Tensor
 from ..prims import descriptors as d
-from .parse import Labels, Spec
+from .engine import _operands, _spec_of, run_spec
+from .parse import Labels, Spec, _split, letter_names, parse
 
 
 def vjp_specs(spec: Spec) -> List[Tuple[Spec, Labels]]:
@@ -39,7 +41,6 @@ def vjp_subscripts(spec: Spec) -> List[str]:
     for g, li in vjp_specs(spec):
         s = g.subscripts()
         if g.output != li:
-            from .parse import letter_names
             names = letter_names(spec.inputs + (spec.output,))
             s += " => " + "".join(names[x] for x in li)
         res.append(s)
@@ -54,7 +55,6 @@ def _place(g: Tensor, u: Labels, li: Labels, spec: Spec, shape) -> Tensor:
         g = Tensor(_ops.run(d.AntiTrace(u, li), [g], out_shape=full))
     axes = tuple(k for k, (n, m) in enumerate(zip(shape, full)) if n == 1 and m != 1)
     if axes:
-        from .._statistical import sum as sum_
         g = sum_(g, axis=axes, keepdims=True, dtype=g.dtype)
     return g
 
@@ -66,7 +66,6 @@ def einsum_vjp(*args, cotangent, optimize="auto", conjugate: bool = False):
     ``einsum_vjp("ij,jk->ik", a, b, cotangent=g)`` returns ``(g @ b.T, a.T @ g)``. The
     subscripts of each gradient einsum are ``hipfer.einsum_vjp_subscripts(subscripts)``.
     """
-    from . import _operands, _spec_of, run_spec
     if not args:
         raise TypeError("einsum_vjp() needs subscripts and at least one operand")
     raw = _operands(args)
@@ -93,7 +92,6 @@ def einsum_vjp(*args, cotangent, optimize="auto", conjugate: bool = False):
 def einsum_vjp_subscripts(subscripts: str) -> List[str]:
     """The gradient einsum of each operand of ``subscripts`` (explicit output needed for
     '...' networks only through shapes, so here: letters and '->' only)."""
-    from .parse import _split, parse
     n = subscripts.split("->")[0].count(",") + 1
     ins, out = _split(subscripts, n)
     if any(Ellipsis in t for t in ins):

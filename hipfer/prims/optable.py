@@ -1,9 +1,12 @@
 """The elementwise op table: one row per op, shared by every backend.
 
 A row names the op once: ``name`` is the NumPy-side reference (``numpy_impl`` in the
-NumPy backend) and the HIP C++ functor ``hf::op_<name>`` in ``kernels/ops.cuh``.
-Adding an elementwise op is one row here plus one device functor there (and, when
-NumPy has no function of that name, one line in ``backends/numpy/elementwise.py``).
+NumPy backend) and the HIP C++ functor ``hf::op_<name>`` in ``kernels/ops.cuh``;
+``api`` is the namespace function built from the row (``hipfer.<api>``, the standard's
+spelling: ``acosh`` for NumPy's ``arccosh``), or "" for an op the namespace reaches
+another way (``conj``, ``real``, ``imag``). Adding an elementwise op is one row here plus
+one device functor there (and, when NumPy has no function of that name, one line in
+``backends/numpy/elementwise.py``): docs/architecture.md has the whole recipe.
 
 Dtype kinds (NumPy's ``dtype.kind``): b bool, i signed int, u unsigned int,
 f real float, c complex.
@@ -26,14 +29,15 @@ class OpRow:
     kinds: str     # accepted input kinds
     result: str    # 'same' | 'real' | 'bool'
     family: str    # which prims family owns it: scalar | analytic | metadata | complex_real
+    api: str       # the namespace function hipfer.<api> ("" for none of its own)
 
 
-def _u(name, kinds, result="same", family="scalar"):
-    return OpRow(name, 1, kinds, result, family)
+def _u(name, kinds, result="same", family="scalar", api=None):
+    return OpRow(name, 1, kinds, result, family, name if api is None else api)
 
 
-def _b(name, kinds, result="same", family="scalar"):
-    return OpRow(name, 2, kinds, result, family)
+def _b(name, kinds, result="same", family="scalar", api=None):
+    return OpRow(name, 2, kinds, result, family, name if api is None else api)
 
 
 _NUM = "iufc"
@@ -44,11 +48,11 @@ _FLT = "fc"
 class UnaryOp(Enum):
     # ScalarPrims
     NEG = _u("negative", _NUM)
-    CONJ = _u("conjugate", _NUM)
-    ABS = _u("absolute", _NUM, "real")
+    CONJ = _u("conjugate", _NUM, api="")  # hipfer.conj: the lazy flag
+    ABS = _u("absolute", _NUM, "real", api="abs")
     RECIPROCAL = _u("reciprocal", _FLT)
-    REAL = _u("real", _NUM, "real")
-    IMAG = _u("imag", _NUM, "real")
+    REAL = _u("real", _NUM, "real", api="")  # hipfer.real: a view
+    IMAG = _u("imag", _NUM, "real", api="")  # hipfer.imag: a view
     SQUARE = _u("square", _NUM)
     # AnalyticPrims
     SQRT = _u("sqrt", _FLT, family="analytic")
@@ -61,14 +65,14 @@ class UnaryOp(Enum):
     COS = _u("cos", _FLT, family="analytic")
     TAN = _u("tan", _FLT, family="analytic")
     TANH = _u("tanh", _FLT, family="analytic")
-    ASIN = _u("arcsin", _FLT, family="analytic")
-    ACOS = _u("arccos", _FLT, family="analytic")
-    ATAN = _u("arctan", _FLT, family="analytic")
+    ASIN = _u("arcsin", _FLT, family="analytic", api="asin")
+    ACOS = _u("arccos", _FLT, family="analytic", api="acos")
+    ATAN = _u("arctan", _FLT, family="analytic", api="atan")
     SINH = _u("sinh", _FLT, family="analytic")
     COSH = _u("cosh", _FLT, family="analytic")
-    ASINH = _u("arcsinh", _FLT, family="analytic")
-    ACOSH = _u("arccosh", _FLT, family="analytic")
-    ATANH = _u("arctanh", _FLT, family="analytic")
+    ASINH = _u("arcsinh", _FLT, family="analytic", api="asinh")
+    ACOSH = _u("arccosh", _FLT, family="analytic", api="acosh")
+    ATANH = _u("arctanh", _FLT, family="analytic", api="atanh")
     # the rest of the array API's elementwise functions (ScalarPrims unless noted)
     POSITIVE = _u("positive", _NUM)
     BITWISE_INVERT = _u("bitwise_invert", "biu")
@@ -105,8 +109,8 @@ class BinaryOp(Enum):
     EQUAL = _b("equal", "b" + _NUM, "bool")
     NOT_EQUAL = _b("not_equal", "b" + _NUM, "bool")
     # AnalyticPrims
-    POW = _b("power", "iu" + _FLT, family="analytic")  # integers: exact, wrapping
-    ATAN2 = _b("arctan2", "f", family="analytic")
+    POW = _b("power", "iu" + _FLT, family="analytic", api="pow")  # integers: exact, wrapping
+    ATAN2 = _b("arctan2", "f", family="analytic", api="atan2")
     HYPOT = _b("hypot", "f", family="analytic")
     XLOGY = _b("xlogy", _FLT, family="analytic")
     # MetadataPrims only (integer / bool tensors; MetadataBinary also takes

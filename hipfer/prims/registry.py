@@ -1,8 +1,9 @@
-"""BackendRegistry: device -> backend, GPU discovery, optional contraction libraries.
+"""BackendRegistry: device -> backend, optional contraction libraries.
 
 The NumPy backend always exists. The CuPy backend is imported only when a GPU device is
 asked for, so hipfer imports and runs on the CPU where CuPy is missing or has no driver;
-``gpu_status()`` says why no GPU is usable.
+``gpu_status()`` (GPU discovery, in hipfer._device, below this module) says why no GPU
+is usable.
 """
 from __future__ import annotations
 
@@ -12,61 +13,17 @@ import threading
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .._device import Device, as_device
+from .._device import (GpuStatus, as_device, check_available, get_default_device,  # noqa: F401
+                       gpu_status)
+from .._device import devices  # noqa: F401  (BackendRegistry.devices, hipfer.prims.devices)
 from . import libprobe
 
-
-@dataclass(frozen=True)
-class GpuStatus:
-    usable: bool
-    count: int
-    stack: str            # 'rocm', 'cuda' or ''
-    versions: dict = field(default_factory=dict)
-    reason: str = ""      # why not usable
-
-
 _lock = threading.RLock()
-_status: Optional[GpuStatus] = None
 _backends: dict = {}
-
-
-def gpu_status(refresh: bool = False) -> GpuStatus:
-    """Probe CuPy once: is a GPU usable, how many, which stack, and if not, why."""
-    global _status
-    with _lock:
-        if _status is not None and not refresh:
-            return _status
-        if os.environ.get("HIPFER_DISABLE_GPU"):
-            _status = GpuStatus(False, 0, "", {}, "HIPFER_DISABLE_GPU is set")
-            return _status
-        try:
-            import cupy
-        except Exception as e:  # ImportError, or a broken install raising anything
-            _status = GpuStatus(False, 0, "", {}, f"CuPy is not importable ({type(e).__name__}: {e})")
-            return _status
-        try:
-            rt = cupy.cuda.runtime
-            stack = "rocm" if rt.is_hip else "cuda"
-            versions = {"cupy": cupy.__version__, "runtime": rt.runtimeGetVersion()}
-            try:
-                versions["driver"] = rt.driverGetVersion()
-            except Exception:
-                pass
-            n = rt.getDeviceCount()
-        except Exception as e:
-            _status = GpuStatus(False, 0, "", {"cupy": getattr(cupy, "__version__", "?")},
-                                f"CuPy is installed but no GPU is usable ({type(e).__name__}: {e})")
-            return _status
-        if n == 0:
-            _status = GpuStatus(False, 0, stack, versions, "CuPy sees no GPU device")
-        else:
-            _status = GpuStatus(True, n, stack, versions, "")
-        return _status
 
 
 def get_backend(device=None):
     """The backend that runs operations on ``device`` (default: the default device)."""
-    from .._device import get_default_device
     dev = get_default_device() if device is None else as_device(device)
     be = _backends.get(dev)
     if be is not None:
@@ -75,24 +32,15 @@ def get_backend(device=None):
         be = _backends.get(dev)
         if be is not None:
             return be
+        check_available(dev)
         if dev.kind == "cpu":
             from ..backends.numpy import NumpyBackend
             be = NumpyBackend()
         else:
-            st = gpu_status()
-            if not st.usable:
-                raise RuntimeError(f"device {dev} is not available: {st.reason}")
-            if dev.index >= st.count:
-                raise RuntimeError(f"device {dev} is not available: CuPy sees {st.count} GPU(s)")
             from ..backends.cupy import CupyBackend
             be = CupyBackend(dev.index)
         _backends[dev] = be
         return be
-
-
-def devices() -> list:
-    st = gpu_status()
-    return [Device("cpu")] + [Device("gpu", i) for i in range(st.count if st.usable else 0)]
 
 
 # ---------------------------------------------------------------- contraction libraries

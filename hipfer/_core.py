@@ -1,0 +1,132 @@
+"""Shared internals of the namespace topics: casting, materialising, operand promotion
+and the scalar fills. Every topic module may import this one; it imports only the
+Tensor, the op path (_ops) and prims, so nothing here can close an import circle.
+
+- ``cast(x, dt)``: x in dtype dt (itself if it has it), by PointwiseCast, keeping x's
+  layout as NumPy's astype does; ``cast_site(dt)`` is that cast's Site;
+- ``materialize(x)``: a C-contiguous copy with the conjugation flag resolved;
+- ``operands(a, b)``: a pair of operands (Tensors, Python or NumPy scalars) promoted to
+  Tensors of one dtype; anything else raises ``NotAnOperand`` (an operator then returns
+  NotImplemented);
+- ``fill(shape, value, dt, device)``: a new tensor holding value everywhere (full()
+  without its checks), ``scalar_like`` and ``scalar_operand``: 0-d tensors holding a
+  scalar on an operand's device, the latter cached for operands that are only read.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import _dtypes, _ops
+from ._tensor import Tensor
+from .prims import descriptors as d
+
+
+class NotAnOperand(TypeError):
+    """Raised by operand conversion so operators can return NotImplemented."""
+
+
+# ------------------------------------------------------------------------- casting
+_CASTS: dict = {}  # dtype -> Site(PointwiseCast(dtype))
+
+
+def cast_site(dt) -> _ops.Site:
+    """The Site of PointwiseCast(dt) (astype keeps the operand's layout, as NumPy's does)."""
+    site = _CASTS.get(dt)
+    if site is None:
+        site = _CASTS[dt] = _ops.Site(d.PointwiseCast(dt), keep_layout=True)
+    return site
+
+
+def cast(x: Tensor, dt) -> Tensor:
+    """x in dtype dt: x itself when it has it, else one PointwiseCast pass."""
+    if x.dtype == dt:
+        return x
+    return Tensor(cast_site(dt).run1(x))
+
+
+def materialize(x: Tensor) -> Tensor:
+    """Contiguous copy with the conjugation flag resolved."""
+    return Tensor(_ops.run(d.MakeContiguous(), [x]))
+
+
+# ------------------------------------------------------------------------- scalars
+_CONSTANT = d.Generate(d.GenerateKind.CONSTANT)
+_FILL = _ops.Site(_CONSTANT)
+
+
+def fill(shape: tuple, value, dt, device) -> Tensor:
+    """A new tensor of shape and dtype dt on device holding value (a Python scalar that
+    dt takes): full() once its arguments are checked."""
+    return Tensor(_ops.generate(_CONSTANT, shape, dt, device, value=value))
+
+
+def scalar_like(value, dt, t: Tensor) -> Tensor:
+    """A 0-d tensor of dtype dt holding value, on t's device: what
+    ``full((), value, dtype=dt, device=t.device)`` gives for the scalars operands passes
+    (a supported dt; a complex value only with a complex dt), without its checks and
+    device lookup."""
+    return Tensor(_FILL.generate(_ops.backend_of_data(t._data), (), dt, value=value))
+
+
+_SCALARS: dict = {}  # (backend, dtype, type, value, signs) -> a cached 0-d device Tensor
+_SCALARS_MAX = 256
+
+
+def scalar_operand(value, dt, t: Tensor) -> Tensor:
+    """scalar_like for an operand that is only read: the 0-d array is made once per
+    (backend, dtype, value) and reused, since making it is an allocation and a fill (a
+    launch on a device) -- as much host time as the op itself. NumPy's are made
+    read-only, so a stray write would raise instead of changing the cached value."""
+    be = _ops.backend_of_data(t._data)
+    if not be.caches_scalars:
+        return scalar_like(value, dt, t)
+    tv = type(value)
+    # -0.0 == 0.0 (and hashes alike): the signs keep them apart; a NaN never equals
+    # itself, so it is only found again as the same object
+    signs = ((math.copysign(1.0, value),) if tv is float else
+             (math.copysign(1.0, value.real), math.copysign(1.0, value.imag))
+             if tv is complex else ())
+    key = (be, dt, tv, value, signs)
+    s = _SCALARS.get(key)
+    if s is None:
+        if len(_SCALARS) >= _SCALARS_MAX:
+            _SCALARS.clear()
+        s = scalar_like(value, dt, t)
+        if isinstance(s._data, np.ndarray):
+            s._data.flags.writeable = False
+        be.synchronize()  # later users may run on another stream
+        _SCALARS[key] = s
+    return s
+
+
+def operands(a, b, read_only: bool = False):
+    """Promote a pair of operands (Tensors, Python or NumPy scalars) to Tensors of one dtype.
+
+    Tensors promote by hipfer._dtypes.result_type (the standard's tables; NumPy's rules
+    across kinds). Python scalars are weak: they take the tensor's dtype where their kind
+    fits (an int out of its range raises OverflowError) -- see hipfer._dtypes. NumPy
+    scalars count as 0-d tensors of their dtype, as in NumPy 2. Anything else raises
+    NotAnOperand, so an operator can return NotImplemented. read_only: the caller only
+    reads the operands (never returns or writes one), so a Python scalar's 0-d array may
+    be a cached one (scalar_operand).
+    """
+    ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
+    for v, is_t in ((a, ta), (b, tb)):
+        if not is_t and not isinstance(v, (bool, int, float, complex, np.generic)):
+            raise NotAnOperand(f"unsupported operand type {type(v).__name__}")
+    if not (ta or tb):
+        raise TypeError("at least one operand must be a hipfer Tensor")
+    if ta and tb:
+        return a, b, _dtypes.result_type(a.dtype, b.dtype)
+    t, s = (a, b) if ta else (b, a)
+    if isinstance(s, np.generic):
+        dt = _dtypes.result_type(t.dtype, s.dtype)
+    else:
+        dt = _dtypes.scalar_type(t.dtype, s)
+    if read_only and not isinstance(s, np.generic):
+        s = scalar_operand(s, dt, t)
+    else:
+        s = scalar_like(s, dt, t)
+    return (t, s, dt) if ta else (s, t, dt)
