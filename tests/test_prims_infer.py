@@ -196,3 +196,41 @@ def test_plan_cache(be):
     x = be.asarray(np.ones((3, 4), np.float32))
     y = be.asarray(np.arange(4, dtype=np.float32))
     assert b.execute(p1, (x, y), out) is out
+
+
+def test_each_descriptor_carries_its_rules():
+    """Every registered class lives in its family's module, is exported by
+    hipfer.prims.descriptors and hipfer.prims, defines its own infer, and has only its
+    dataclass fields (the rules are methods: the plan-cache key is unchanged)."""
+    import dataclasses
+    import hipfer.prims as prims
+    assert d.FAMILIES == tuple(ALL_FAMILIES)
+    assert [m.__name__.rsplit(".", 1)[1] for m in d.FAMILY_MODULES] == list(d.FAMILIES)
+    assert set(d.FAMILY_OF.values()) == set(d.FAMILIES)
+    for cls, fam in d.FAMILY_OF.items():
+        assert cls.family == fam and cls.__module__ == f"hipfer.prims.descriptors.{fam}"
+        assert getattr(d, cls.__name__) is cls and getattr(prims, cls.__name__) is cls
+        assert cls.__name__ in d.__all__
+        assert "infer" in vars(cls), f"{cls.__name__} has no infer rule of its own"
+        assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen
+        assert not any(f.name in ("family", "infer", "probe_shapes")
+                       for f in dataclasses.fields(cls))
+
+
+def test_a_descriptor_names_a_known_family():
+    n = len(d.FAMILY_OF)
+    with pytest.raises(TypeError, match="family 'nope' is not one of semiring_core"):
+        class Bad(d.Descriptor, family="nope"):
+            pass
+    with pytest.raises(TypeError, match="family '' is not one of"):
+        class NoFamily(d.Descriptor):
+            pass
+    assert len(d.FAMILY_OF) == n
+
+
+def test_probe_shapes_of_unknown_descriptors():
+    from hipfer.prims.infer import probe_shapes
+    with pytest.raises(TypeError, match="unknown descriptor"):
+        probe_shapes(object(), 1)
+    assert probe_shapes(d.Topk(-1, 3), 1) == ((3,),)
+    assert infer(d.Topk(-1, 3), (F32,), probe_shapes(d.Topk(-1, 3), 1))

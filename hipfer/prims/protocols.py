@@ -13,8 +13,11 @@ flagged complex input is read conjugated (folded into the kernel or GEMM, never 
 of its own). Scaled families (SemiringCore, SemiringFastPath) take ``alpha`` and
 ``beta`` and compute ``out = alpha * op(inputs) + beta * out``; beta == 0 never reads out.
 
-A backend object implements all of them (``isinstance(backend, ScalarPrims)`` holds);
-which descriptor belongs to which family is ``descriptors.FAMILY_OF``.
+A backend object implements all of them (``isinstance(backend, ScalarPrims)`` holds).
+Each descriptor class names its family in its class statement (``family="scalar"``,
+checked against ``ALL_FAMILIES``, whose order is ``descriptors.FAMILIES``); the classes
+of a family live in ``hipfer/prims/descriptors/<family>.py``, collected in
+``descriptors.FAMILY_OF``.
 """
 from __future__ import annotations
 
