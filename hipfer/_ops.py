@@ -16,7 +16,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from ._device import CPU, Device
+from ._device import CPU, Device, get_default_device
 from ._tensor import _is_cupy
 from .prims.registry import get_backend
 
@@ -35,7 +35,6 @@ def device_of(tensors) -> Device:
             raise ValueError(f"operands are on different devices ({dev} and {d}); "
                              "move them with to_device() first")
     if dev is None:
-        from ._device import get_default_device
         dev = get_default_device()
     return dev
 

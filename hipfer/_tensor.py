@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._device import CPU, Device, as_device
+from .prims.registry import get_backend
 
 
 _ndarray = np.ndarray
@@ -128,7 +129,6 @@ class Tensor:
             return self._moved(dev)
 
     def _moved(self, dev: Device) -> "Tensor":
-        from .prims.registry import get_backend
         src = self._data
         host = src.get() if _is_cupy(src) else src
         return Tensor(get_backend(dev).asarray(host), self._conj)
