@@ -56,6 +56,7 @@ REF_UNARY = {
     UnaryOp.ISFINITE: np.isfinite,
     UnaryOp.LOG2: np.log2,
     UnaryOp.LOG10: np.log10,
+    UnaryOp.CBRT: np.cbrt,
 }
 
 

@@ -41,6 +41,7 @@ HF_FM1(sin) HF_FM1(cos) HF_FM1(tan) HF_FM1(sinh) HF_FM1(cosh) HF_FM1(tanh)
 HF_FM1(asin) HF_FM1(acos) HF_FM1(atan) HF_FM1(asinh) HF_FM1(acosh) HF_FM1(atanh)
 HF_FM2(atan2) HF_FM2(pow)
 HF_FM1(ceil) HF_FM1(floor) HF_FM1(trunc) HF_FM1(rint) HF_FM1(log2) HF_FM1(log10)
+HF_FM1(cbrt)
 HF_FM2(fmod)
 #undef HF_FM1
 #undef HF_FM2
@@ -553,6 +554,11 @@ HF_ANALYTIC(op_arcsinh, asinh)
 HF_ANALYTIC(op_arccosh, acosh)
 HF_ANALYTIC(op_arctanh, atanh)
 #undef HF_ANALYTIC
+
+// Real only (NumPy's cbrt has no complex loop): the correctly signed real cube root.
+struct op_cbrt {
+  template <class T> HF_OP T operator()(T x) const { return fm::cbrt(x); }
+};
 
 // Binary: (T, T) -> T, or bool for comparisons.
 

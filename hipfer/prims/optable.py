@@ -88,6 +88,8 @@ class UnaryOp(Enum):
     ISFINITE = _u("isfinite", "b" + _NUM, "bool")
     LOG2 = _u("log2", _FLT, family="analytic")
     LOG10 = _u("log10", _FLT, family="analytic")
+    # beyond the standard (NumPy's)
+    CBRT = _u("cbrt", "f", family="analytic")  # real only, as NumPy's; integers as float64
 
     @property
     def row(self) -> OpRow:
