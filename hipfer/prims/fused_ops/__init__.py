@@ -1,9 +1,12 @@
 """The op table of FusedPrims: one ``FusedOpDef`` per op of hipfer.nn.
 
-An op is one row here (its shape/dtype rules, backend independent) plus one NumPy
-reference (``hipfer/backends/numpy/fused_<topic>.py``) and one GPU implementation
-(``hipfer/backends/cupy/fused_<topic>.py`` over ``hipfer/kernels/fused_<topic>.cuh``);
-``hipfer/nn/_<topic>.py`` is its public function. Topics keep the files small:
+Each topic of hipfer.nn keeps all of its parts in one folder, ``hipfer/nn/_<topic>/``:
+``ops.py`` (its rows: shape/dtype rules, backend independent), ``reference.py`` (the
+NumPy reference), ``kernels.py`` + ``fused_<topic>.cuh`` (the HIP C++ and its
+instantiations), ``gpu.py`` (the CuPy implementation) and ``__init__.py`` (the public
+functions); docs/architecture.md, "Adding a fused op". This module is what the core
+knows of them: the topic list, the row type, the rule helpers the rows share, and the
+Handler through which each backend finds its makers. Topics keep the files small:
 
     blas        gemm_ex, axpby, dot, sum, column_sums, accumulate_rows, add_row_vector,
                 add_channel_vector, adam_step
@@ -57,17 +60,30 @@ class FusedOpDef:
     doc: str = ""
 
 
+def topic_package(topic: str) -> str:
+    """The package of a topic's folder, hipfer/nn/_<topic>/ (its public functions)."""
+    return f"hipfer.nn._{topic}"
+
+
+def topic_module(topic: str, part: str) -> str:
+    """One part of a topic's folder: ops, reference, gpu or kernels."""
+    return f"{topic_package(topic)}.{part}"
+
+
 _table: Dict[str, FusedOpDef] = {}
 
 
 def _load() -> Dict[str, FusedOpDef]:
+    # imported on first use (a topic's ops.py imports this module); built aside and then
+    # published, so that a lookup made while a topic imports never sees half a table
     if not _table:
+        table: Dict[str, FusedOpDef] = {}
         for topic in TOPICS:
-            mod = importlib.import_module(f"{__name__}.{topic}")
-            for op in mod.OPS:
-                if op.name in _table:
+            for op in importlib.import_module(topic_module(topic, "ops")).OPS:
+                if op.name in table:
                     raise RuntimeError(f"fused op {op.name!r} is defined twice")
-                _table[op.name] = op
+                table[op.name] = op
+        _table.update(table)
     return _table
 
 
@@ -94,18 +110,20 @@ def probe_shapes(desc) -> tuple:
 
 
 class Handler:
-    """A backend's FusedPrims handler: the MAKERS of its modules fused_<topic>.py
-    (``{op name: make(desc, dtypes, shapes, outs) -> run(inputs, out, **runtime)}``),
-    imported on first use."""
+    """A backend's FusedPrims handler: the MAKERS of every topic's module ``part``
+    (reference for NumPy, gpu for CuPy: ``{op name: make(desc, dtypes, shapes, outs) ->
+    run(inputs, out, **runtime)}``), imported on first use."""
 
-    def __init__(self, package: str):
-        self.package = package
+    def __init__(self, part: str):
+        self.part = part
         self._makers: dict = {}
 
     def makers(self) -> dict:
         if not self._makers:
+            found: dict = {}
             for topic in TOPICS:
-                self._makers.update(importlib.import_module(f"{self.package}.fused_{topic}").MAKERS)
+                found.update(importlib.import_module(topic_module(topic, self.part)).MAKERS)
+            self._makers.update(found)
         return self._makers
 
     def supports(self, desc, dtypes) -> bool:
