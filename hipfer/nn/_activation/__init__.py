@@ -6,6 +6,7 @@ import operator
 from ... import _dtypes
 from ..._creation import empty
 from .._common import fused, tensor, writable
+from . import ops
 from .ops import ACTIVATIONS, BACKWARD_ARG
 
 __all__ = ["activation", "relu", "tanh", "sigmoid", "silu", "exp", "neg", "elementwise_backward",
@@ -32,7 +33,7 @@ def activation(name: str, x, *, out=None):
     if name not in ACTIVATIONS:
         raise ValueError(f"activation(): unknown activation {name!r} (one of {', '.join(ACTIVATIONS)})")
     x = tensor(x, name)
-    return fused("activation", [x], {"name": name}, out=_out(out, x, name))
+    return fused(ops.ACTIVATION, [x], {"name": name}, out=_out(out, x, name))
 
 
 def relu(x, *, out=None):
@@ -88,7 +89,7 @@ def elementwise_backward(name: str, grad, x=None, y=None, *, out=None):
         raise ValueError(f"elementwise_backward({name!r}) needs {which} ({what}), got None")
     fn = "elementwise_backward"
     g, saved = tensor(grad, fn, "grad"), tensor(saved, fn, which)
-    return fused("activation_backward", [g, saved], {"name": name}, out=_out(out, g, fn))
+    return fused(ops.ACTIVATION_BACKWARD, [g, saved], {"name": name}, out=_out(out, g, fn))
 
 
 def _counter(v, what: str) -> int:
@@ -109,9 +110,9 @@ def dropout(x, p, *, seed, offset=0, out=None):
     rt = dict(p=float(p), seed=_counter(seed, "seed"), offset=_counter(offset, "offset"))
     out = _out(out, x, "dropout")
     if out is None:
-        return fused("dropout", [x], **rt)
+        return fused(ops.DROPOUT, [x], **rt)
     mask = empty(x.shape, dtype=_dtypes.bool, device=x.device)
-    return fused("dropout", [x], out=(out, mask), **rt)
+    return fused(ops.DROPOUT, [x], out=(out, mask), **rt)
 
 
 def dropout_backward(grad, mask, p, *, out=None):
@@ -119,7 +120,7 @@ def dropout_backward(grad, mask, p, *, out=None):
     gradient of dropout(x, p) with respect to x. out=grad works in place."""
     g = tensor(grad, "dropout_backward", "grad")
     m = tensor(mask, "dropout_backward", "mask")
-    return fused("dropout_backward", [g, m], out=_out(out, g, "dropout_backward"), p=float(p))
+    return fused(ops.DROPOUT_BACKWARD, [g, m], out=_out(out, g, "dropout_backward"), p=float(p))
 
 
 def bce_with_logits(x, y, *, reduction: str = "none"):
@@ -127,7 +128,7 @@ def bce_with_logits(x, y, *, reduction: str = "none"):
     max(x, 0) - x * y + log1p(exp(-|x|)) elementwise (reduction='none'), or its mean
     (reduction='mean': a 0-d tensor, NaN for empty x; summed in a fixed order)."""
     x, y = tensor(x, "bce_with_logits"), tensor(y, "bce_with_logits", "y")
-    return fused("bce_with_logits", [x, y], {"reduction": reduction})
+    return fused(ops.BCE_WITH_LOGITS, [x, y], {"reduction": reduction})
 
 
 def bce_with_logits_backward(grad, x, y, *, reduction: str = "none"):
@@ -136,4 +137,4 @@ def bce_with_logits_backward(grad, x, y, *, reduction: str = "none"):
     ('mean')."""
     fn = "bce_with_logits_backward"
     g, x, y = tensor(grad, fn, "grad"), tensor(x, fn), tensor(y, fn, "y")
-    return fused("bce_with_logits_backward", [g, x, y], {"reduction": reduction})
+    return fused(ops.BCE_WITH_LOGITS_BACKWARD, [g, x, y], {"reduction": reduction})

@@ -8,7 +8,8 @@ import cupy
 import numpy as np
 
 from ...backends.cupy._engine import BLOCK, get_kernels, grid_for
-from . import kernels as K
+from ...prims.fused_ops import makers
+from . import kernels as K, ops
 from .ops import dropout_counters, dropout_scale
 
 # Blocks of the mean BCE's first pass: a function of n alone (not of the device's size),
@@ -122,11 +123,7 @@ def _bce_backward(desc, dtypes, shapes, outs):
     return run
 
 
-MAKERS = {
-    "activation": _activation,
-    "activation_backward": _activation_backward,
-    "dropout": _dropout,
-    "dropout_backward": _dropout_backward,
-    "bce_with_logits": _bce,
-    "bce_with_logits_backward": _bce_backward,
-}
+MAKERS = makers(ops.OPS, {
+    ops.ACTIVATION: _activation, ops.ACTIVATION_BACKWARD: _activation_backward,
+    ops.DROPOUT: _dropout, ops.DROPOUT_BACKWARD: _dropout_backward, ops.BCE_WITH_LOGITS: _bce,
+    ops.BCE_WITH_LOGITS_BACKWARD: _bce_backward})

@@ -11,6 +11,8 @@ import numpy as np
 
 from ...backends.numpy._common import by_chunks
 from ...prims import counter_rng
+from ...prims.fused_ops import makers
+from . import ops
 from .ops import dropout_counters, dropout_scale
 
 
@@ -165,11 +167,7 @@ def _bce_backward(desc, dtypes, shapes, outs):
     return run
 
 
-MAKERS = {
-    "activation": _activation,
-    "activation_backward": _activation_backward,
-    "dropout": _dropout,
-    "dropout_backward": _dropout_backward,
-    "bce_with_logits": _bce,
-    "bce_with_logits_backward": _bce_backward,
-}
+MAKERS = makers(ops.OPS, {
+    ops.ACTIVATION: _activation, ops.ACTIVATION_BACKWARD: _activation_backward,
+    ops.DROPOUT: _dropout, ops.DROPOUT_BACKWARD: _dropout_backward, ops.BCE_WITH_LOGITS: _bce,
+    ops.BCE_WITH_LOGITS_BACKWARD: _bce_backward})

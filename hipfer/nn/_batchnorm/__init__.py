@@ -9,6 +9,7 @@ from __future__ import annotations
 import operator
 
 from .._common import fused, tensor, writable
+from . import ops
 
 __all__ = ["batch_norm", "batch_norm_backward", "batch_norm_update_running",
            "batch_norm_eval", "batch_norm_eval_backward", "group_norm", "group_norm_backward"]
@@ -31,18 +32,18 @@ def batch_norm(x, gamma, beta, *, eps=1e-5, running_mean=None, running_var=None,
     name = "batch_norm"
     inputs = _tensors(name, x=x, gamma=gamma, beta=beta)
     if running_mean is None and running_var is None:
-        return fused(name, inputs, eps=float(eps))
+        return fused(ops.BATCH_NORM, inputs, eps=float(eps))
     if running_mean is None or running_var is None:
         raise ValueError(f"{name}(): pass both running_mean and running_var, or neither")
     inputs += [writable(running_mean, name, "running_mean"),
                writable(running_var, name, "running_var")]
-    return fused("batch_norm_running", inputs, eps=float(eps), momentum=float(momentum))
+    return fused(ops.BATCH_NORM_RUNNING, inputs, eps=float(eps), momentum=float(momentum))
 
 
 def batch_norm_backward(grad, x, mean, invstd, gamma):
     """Gradients of batch_norm for the cotangent grad of y: (dx, dgamma, dbeta); mean and
     invstd are what batch_norm returned."""
-    return fused("batch_norm_backward",
+    return fused(ops.BATCH_NORM_BACKWARD,
                  _tensors("batch_norm_backward", grad=grad, x=x, mean=mean, invstd=invstd,
                           gamma=gamma))
 
@@ -56,13 +57,14 @@ def batch_norm_update_running(running_mean, running_var, mean, var, *, momentum=
     rm = writable(running_mean, name, "running_mean")
     rv = writable(running_var, name, "running_var")
     m, v = _tensors(name, mean=mean, var=var)
-    return fused(name, [rm, rv, m, v], out=(rm, rv), momentum=float(momentum), count=count)
+    return fused(ops.BATCH_NORM_UPDATE_RUNNING, [rm, rv, m, v], out=(rm, rv),
+                 momentum=float(momentum), count=count)
 
 
 def batch_norm_eval(x, gamma, beta, running_mean, running_var, *, eps=1e-5):
     """Inference forward with running statistics:
     y = (x - running_mean) / sqrt(running_var + eps) * gamma + beta."""
-    return fused("batch_norm_eval",
+    return fused(ops.BATCH_NORM_EVAL,
                  _tensors("batch_norm_eval", x=x, gamma=gamma, beta=beta,
                           running_mean=running_mean, running_var=running_var), eps=float(eps))
 
@@ -70,7 +72,7 @@ def batch_norm_eval(x, gamma, beta, running_mean, running_var, *, eps=1e-5):
 def batch_norm_eval_backward(grad, x, gamma, running_mean, running_var, *, eps=1e-5):
     """Gradients of batch_norm_eval for the cotangent grad of y: (dx, dgamma, dbeta).
     x is needed for dgamma only; the statistics are constants here."""
-    return fused("batch_norm_eval_backward",
+    return fused(ops.BATCH_NORM_EVAL_BACKWARD,
                  _tensors("batch_norm_eval_backward", grad=grad, x=x, gamma=gamma,
                           running_mean=running_mean, running_var=running_var), eps=float(eps))
 
@@ -83,13 +85,13 @@ def group_norm(x, gamma, beta, *, groups, eps=1e-5):
     except TypeError:
         raise TypeError(f"group_norm(): groups must be an int, "
                         f"got {type(groups).__name__}") from None
-    return fused("group_norm", _tensors("group_norm", x=x, gamma=gamma, beta=beta),
+    return fused(ops.GROUP_NORM, _tensors("group_norm", x=x, gamma=gamma, beta=beta),
                  params={"groups": groups}, eps=float(eps))
 
 
 def group_norm_backward(grad, x, mean, rstd, gamma):
     """Gradients of group_norm for the cotangent grad of y: (dx, dgamma, dbeta); mean and
     rstd are what group_norm returned (the groups are their second axis)."""
-    return fused("group_norm_backward",
+    return fused(ops.GROUP_NORM_BACKWARD,
                  _tensors("group_norm_backward", grad=grad, x=x, mean=mean, rstd=rstd,
                           gamma=gamma))

@@ -109,38 +109,48 @@ def _group_norm_backward(desc, dtypes, shapes):
     return ((shapes[1], dt), ((c,), dt), ((c,), dt))
 
 
-OPS = (
-    FusedOpDef("batch_norm", 3, _batch_norm, lambda desc: ((1, 1), (1,), (1,)), {"eps": 1e-5},
-               "training forward: x, gamma, beta -> y = (x - mean) * invstd * gamma + beta, "
-               "mean, invstd = 1 / sqrt(var + eps), var (biased), per channel"),
-    FusedOpDef("batch_norm_running", 5, _batch_norm_running,
-               lambda desc: ((2, 1), (1,), (1,), (1,), (1,)), {"eps": 1e-5, "momentum": 0.1},
-               "batch_norm, and in the same pass x, gamma, beta, running_mean, running_var: the "
-               "running statistics updated in place as batch_norm_update_running does (count "
-               "= N * prod(spatial), at least 2)"),
-    FusedOpDef("batch_norm_backward", 5, _batch_norm_backward,
-               lambda desc: ((1, 1), (1, 1), (1,), (1,), (1,)), {},
-               "grad, x, mean, invstd, gamma -> dx, dgamma, dbeta (batch statistics)"),
-    FusedOpDef("batch_norm_update_running", 4, _update_running,
-               lambda desc: ((1,), (1,), (1,), (1,)), {"momentum": 0.1, "count": None},
-               "running_mean, running_var, mean, var -> running = (1 - momentum) * running "
-               "+ momentum * batch, the variance unbiased (var * count / (count - 1)); in "
-               "place when out is (running_mean, running_var)"),
-    FusedOpDef("batch_norm_eval", 5, _batch_norm_eval,
-               lambda desc: ((1, 1), (1,), (1,), (1,), (1,)), {"eps": 1e-5},
-               "x, gamma, beta, running_mean, running_var -> y (running statistics)"),
-    FusedOpDef("batch_norm_eval_backward", 5, _batch_norm_eval_backward,
-               lambda desc: ((1, 1), (1, 1), (1,), (1,), (1,)), {"eps": 1e-5},
-               "grad, x, gamma, running_mean, running_var -> dx, dgamma, dbeta"),
-    FusedOpDef("group_norm", 3, _group_norm,
-               lambda desc: ((1, desc.get("groups", 1)), (desc.get("groups", 1),),
-                             (desc.get("groups", 1),)), {"eps": 1e-5},
-               "x, gamma, beta -> y, mean, rstd ((N, groups): statistics per sample and "
-               "group of C / groups channels)"),
-    FusedOpDef("group_norm_backward", 5, _group_norm_backward,
-               lambda desc: ((1, 1), (1, 1), (1, 1), (1, 1), (1,)), {},
-               "grad, x, mean, rstd, gamma -> dx, dgamma, dbeta (groups from mean's shape)"),
-)
+BATCH_NORM = FusedOpDef(
+    "batch_norm", 3, _batch_norm, lambda desc: ((1, 1), (1,), (1,)), {"eps": 1e-5},
+    "training forward: x, gamma, beta -> y = (x - mean) * invstd * gamma + beta, "
+    "mean, invstd = 1 / sqrt(var + eps), var (biased), per channel")
+BATCH_NORM_RUNNING = FusedOpDef(
+    "batch_norm_running", 5, _batch_norm_running,
+    lambda desc: ((2, 1), (1,), (1,), (1,), (1,)), {"eps": 1e-5, "momentum": 0.1},
+    "batch_norm, and in the same pass x, gamma, beta, running_mean, running_var: the "
+    "running statistics updated in place as batch_norm_update_running does (count "
+    "= N * prod(spatial), at least 2)")
+BATCH_NORM_BACKWARD = FusedOpDef(
+    "batch_norm_backward", 5, _batch_norm_backward,
+    lambda desc: ((1, 1), (1, 1), (1,), (1,), (1,)), {},
+    "grad, x, mean, invstd, gamma -> dx, dgamma, dbeta (batch statistics)")
+BATCH_NORM_UPDATE_RUNNING = FusedOpDef(
+    "batch_norm_update_running", 4, _update_running,
+    lambda desc: ((1,), (1,), (1,), (1,)), {"momentum": 0.1, "count": None},
+    "running_mean, running_var, mean, var -> running = (1 - momentum) * running "
+    "+ momentum * batch, the variance unbiased (var * count / (count - 1)); in "
+    "place when out is (running_mean, running_var)")
+BATCH_NORM_EVAL = FusedOpDef(
+    "batch_norm_eval", 5, _batch_norm_eval,
+    lambda desc: ((1, 1), (1,), (1,), (1,), (1,)), {"eps": 1e-5},
+    "x, gamma, beta, running_mean, running_var -> y (running statistics)")
+BATCH_NORM_EVAL_BACKWARD = FusedOpDef(
+    "batch_norm_eval_backward", 5, _batch_norm_eval_backward,
+    lambda desc: ((1, 1), (1, 1), (1,), (1,), (1,)), {"eps": 1e-5},
+    "grad, x, gamma, running_mean, running_var -> dx, dgamma, dbeta")
+GROUP_NORM = FusedOpDef(
+    "group_norm", 3, _group_norm,
+    lambda desc: ((1, desc.get("groups", 1)), (desc.get("groups", 1),),
+                  (desc.get("groups", 1),)), {"eps": 1e-5},
+    "x, gamma, beta -> y, mean, rstd ((N, groups): statistics per sample and "
+    "group of C / groups channels)")
+GROUP_NORM_BACKWARD = FusedOpDef(
+    "group_norm_backward", 5, _group_norm_backward,
+    lambda desc: ((1, 1), (1, 1), (1, 1), (1, 1), (1,)), {},
+    "grad, x, mean, rstd, gamma -> dx, dgamma, dbeta (groups from mean's shape)")
+
+#: every row of this topic (the op table loads it; MAKERS cover exactly these)
+OPS = (BATCH_NORM, BATCH_NORM_RUNNING, BATCH_NORM_BACKWARD, BATCH_NORM_UPDATE_RUNNING,
+       BATCH_NORM_EVAL, BATCH_NORM_EVAL_BACKWARD, GROUP_NORM, GROUP_NORM_BACKWARD)
 
 
 # ------------------------------------------- runtime scalars (checked by both backends)

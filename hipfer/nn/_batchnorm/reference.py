@@ -11,6 +11,8 @@ from math import prod
 
 import numpy as np
 
+from ...prims.fused_ops import makers
+from . import ops
 from .ops import check_count, check_eps, check_momentum
 
 
@@ -166,13 +168,8 @@ def _group_norm_backward(desc, dtypes, shapes, outs):
     return run
 
 
-MAKERS = {
-    "batch_norm": _batch_norm,
-    "batch_norm_running": _batch_norm_running,
-    "batch_norm_backward": _batch_norm_backward,
-    "batch_norm_update_running": _update_running,
-    "batch_norm_eval": _batch_norm_eval,
-    "batch_norm_eval_backward": _batch_norm_eval_backward,
-    "group_norm": _group_norm,
-    "group_norm_backward": _group_norm_backward,
-}
+MAKERS = makers(ops.OPS, {
+    ops.BATCH_NORM: _batch_norm, ops.BATCH_NORM_RUNNING: _batch_norm_running,
+    ops.BATCH_NORM_BACKWARD: _batch_norm_backward, ops.BATCH_NORM_UPDATE_RUNNING: _update_running,
+    ops.BATCH_NORM_EVAL: _batch_norm_eval, ops.BATCH_NORM_EVAL_BACKWARD: _batch_norm_eval_backward,
+    ops.GROUP_NORM: _group_norm, ops.GROUP_NORM_BACKWARD: _group_norm_backward})

@@ -9,6 +9,7 @@ from ... import _creation
 from ..._tensor import Tensor
 from ...prims.fused_ops import FLOATS
 from .._common import batched_gemm, fused, tensor, writable
+from . import ops
 
 __all__ = ["gemm_ex", "axpby", "dot", "sum", "column_sums", "accumulate_rows",
            "add_row_vector", "add_channel_vector", "adam_step"]
@@ -57,17 +58,17 @@ def axpby(x, y, *, alpha=1.0, beta=1.0):
     """y <- alpha * x + beta * y, in place; returns y. beta == 0 never reads y, so a NaN
     or inf already in y does not leak into the result."""
     x, y = tensor(x, "axpby"), writable(y, "axpby", "y")
-    return fused("axpby", [x, y], out=y, alpha=float(alpha), beta=float(beta))
+    return fused(ops.AXPBY, [x, y], out=y, alpha=float(alpha), beta=float(beta))
 
 
 def sum(x):
     """The 0-d sum of every element of x (any shape; 0 when empty), in a fixed order."""
-    return fused("sum", [tensor(x, "sum")])
+    return fused(ops.SUM, [tensor(x, "sum")])
 
 
 def dot(x, y):
     """The 0-d sum of x * y over every element (x and y of one shape), in a fixed order."""
-    return fused("dot", [tensor(x, "dot"), tensor(y, "dot", "y")])
+    return fused(ops.DOT, [tensor(x, "dot"), tensor(y, "dot", "y")])
 
 
 def column_sums(x, out=None, *, beta=0.0):
@@ -80,7 +81,7 @@ def column_sums(x, out=None, *, beta=0.0):
         out = _creation.empty(x.shape[1:2], dtype=x.dtype, device=x.device)
     else:  # out is an operand: the op's rules check its shape, dtype and device
         out = writable(out, "column_sums", "out")
-    return fused("column_sums", [x, out], out=out, beta=float(beta))
+    return fused(ops.COLUMN_SUMS, [x, out], out=out, beta=float(beta))
 
 
 def accumulate_rows(x, out, *, beta=1.0):
@@ -88,13 +89,13 @@ def accumulate_rows(x, out, *, beta=1.0):
     x (m, n) and out (m,); returns out. beta == 0 never reads out (plain row sums)."""
     x = tensor(x, "accumulate_rows")
     out = writable(out, "accumulate_rows", "out")
-    return fused("accumulate_rows", [x, out], out=out, beta=float(beta))
+    return fused(ops.ACCUMULATE_ROWS, [x, out], out=out, beta=float(beta))
 
 
 def add_row_vector(x, v, out=None):
     """x[i, :] + v for x (m, n) and v (n,) (a bias); out=x adds in place. Returns out."""
     x, v = tensor(x, "add_row_vector"), tensor(v, "add_row_vector", "v")
-    return fused("add_row_vector", [x, v],
+    return fused(ops.ADD_ROW_VECTOR, [x, v],
                  out=None if out is None else _out(out, "add_row_vector", x.shape, x))
 
 
@@ -102,7 +103,7 @@ def add_channel_vector(x, v, out=None):
     """x + v[c] on channel c, for x (N, C, *spatial) and v (C,) (an NCHW bias); out=x adds
     in place. Returns out."""
     x, v = tensor(x, "add_channel_vector"), tensor(v, "add_channel_vector", "v")
-    return fused("add_channel_vector", [x, v],
+    return fused(ops.ADD_CHANNEL_VECTOR, [x, v],
                  out=None if out is None else _out(out, "add_channel_vector", x.shape, x))
 
 
@@ -118,7 +119,7 @@ def adam_step(param, grad, m, v, *, lr, beta1, beta2, eps, bias_correction1,
     grad = tensor(grad, "adam_step", "grad")
     param, m, v = (writable(t, "adam_step", what) for t, what in
                    ((param, "param"), (m, "m"), (v, "v")))
-    return fused("adam_step", [param, grad, m, v], out=(param, m, v),
+    return fused(ops.ADAM_STEP, [param, grad, m, v], out=(param, m, v),
                  lr=float(lr), beta1=float(beta1), beta2=float(beta2), eps=float(eps),
                  bias_correction1=float(bias_correction1),
                  bias_correction2=float(bias_correction2), weight_decay=float(weight_decay))

@@ -13,7 +13,8 @@ import numpy as np
 from ...backends.cupy import reduction
 from ...backends.cupy._engine import BLOCK, get_kernels, grid_for
 from ...prims import descriptors as d
-from . import kernels as K
+from ...prims.fused_ops import makers
+from . import kernels as K, ops
 from .ops import adam_scalars
 
 MAX_PARTS = 1024  # blocks of a full reduction's first stage (partials then one block)
@@ -135,7 +136,8 @@ def _adam_step(desc, dtypes, shapes, outs):
     return run
 
 
-MAKERS = {"axpby": _axpby, "sum": _full_sum(False), "dot": _full_sum(True),
-          "column_sums": _column_sums, "accumulate_rows": _accumulate_rows,
-          "add_row_vector": _add_vector, "add_channel_vector": _add_vector,
-          "adam_step": _adam_step}
+MAKERS = makers(ops.OPS, {
+    ops.AXPBY: _axpby, ops.SUM: _full_sum(False), ops.DOT: _full_sum(True),
+    ops.COLUMN_SUMS: _column_sums, ops.ACCUMULATE_ROWS: _accumulate_rows,
+    ops.ADD_ROW_VECTOR: _add_vector, ops.ADD_CHANNEL_VECTOR: _add_vector,
+    ops.ADAM_STEP: _adam_step})

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...prims.fused_ops import makers
+from . import ops
 from .ops import adam_scalars
 
 
@@ -67,6 +69,7 @@ def _adam_step(desc, dtypes, shapes, outs):
     return run
 
 
-MAKERS = {"axpby": _axpby, "sum": _sum, "dot": _dot, "column_sums": _reduce_into(0, 0.0),
-          "accumulate_rows": _reduce_into(1, 1.0), "add_row_vector": _add_vector,
-          "add_channel_vector": _add_vector, "adam_step": _adam_step}
+MAKERS = makers(ops.OPS, {
+    ops.AXPBY: _axpby, ops.SUM: _sum, ops.DOT: _dot, ops.COLUMN_SUMS: _reduce_into(0, 0.0),
+    ops.ACCUMULATE_ROWS: _reduce_into(1, 1.0), ops.ADD_ROW_VECTOR: _add_vector,
+    ops.ADD_CHANNEL_VECTOR: _add_vector, ops.ADAM_STEP: _adam_step})

@@ -13,6 +13,7 @@ from ..._tensor import Tensor
 from ...prims import descriptors as d
 from ...prims.fused_ops import FLOATS
 from .._common import batched_gemm, fused, tensor
+from . import ops
 from .ops import geometry
 
 __all__ = ["im2col", "col2im_add", "max_pool", "max_unpool", "avg_pool", "avg_pool_backward",
@@ -50,12 +51,14 @@ def _x_shape(x_shape, name: str) -> tuple:
 
 
 def _to_x(op, operands, params, x_shape):
-    """Run an op whose output has x_shape (N, C, H, W): the op takes (H, W), and checks
-    the operands against it; (N, C) come from the operands and must agree."""
-    s = _x_shape(x_shape, op)
+    """Run op (a row of ops.py, named as its function) whose output has x_shape (N, C, H,
+    W): the op takes (H, W), and checks the operands against it; (N, C) come from the
+    operands and must agree."""
+    s = _x_shape(x_shape, op.name)
     dx = fused(op, operands, dict(params, x_hw=s[2:]))
     if dx.shape != s:
-        raise ValueError(f"{op}(): x_shape {s} has (N, C) {s[:2]}, the operands give {dx.shape[:2]}")
+        raise ValueError(f"{op.name}(): x_shape {s} has (N, C) {s[:2]}, the operands give "
+                         f"{dx.shape[:2]}")
     return dx
 
 
@@ -68,7 +71,7 @@ def im2col(x, kernel_size, *, stride=1, padding=0, dilation=1, layout="nkl"):
     x = tensor(x, "im2col")
     params = _window("im2col", kernel_size, stride, padding, dilation)
     params["layout"] = layout
-    return fused("im2col", [x], params)
+    return fused(ops.IM2COL, [x], params)
 
 
 def col2im_add(cols, x_shape, kernel_size, *, stride=1, padding=0, dilation=1, layout="nkl"):
@@ -79,7 +82,7 @@ def col2im_add(cols, x_shape, kernel_size, *, stride=1, padding=0, dilation=1, l
     cols = tensor(cols, "col2im_add", "cols")
     params = _window("col2im_add", kernel_size, stride, padding, dilation)
     params["layout"] = layout
-    return _to_x("col2im_add", [cols], params, x_shape)
+    return _to_x(ops.COL2IM_ADD, [cols], params, x_shape)
 
 
 def max_pool(x, kernel_size, *, stride=None, padding=0):
@@ -88,7 +91,7 @@ def max_pool(x, kernel_size, *, stride=None, padding=0):
     most half the kernel) never wins; ties go to the first element of the window in
     row-major order; a NaN wins (the first NaN), as in PyTorch."""
     x = tensor(x, "max_pool")
-    return fused("max_pool", [x], _window("max_pool", kernel_size, stride, padding))
+    return fused(ops.MAX_POOL, [x], _window("max_pool", kernel_size, stride, padding))
 
 
 def max_unpool(y, argmax, x_shape, kernel_size, *, stride=None, padding=0):
@@ -97,8 +100,8 @@ def max_unpool(y, argmax, x_shape, kernel_size, *, stride=None, padding=0):
     window geometry is max_pool's; an argmax that is not a position inside its own window
     is an IndexError (checked on the device)."""
     y, argmax = tensor(y, "max_unpool", "y"), tensor(argmax, "max_unpool", "argmax")
-    return _to_x("max_unpool", [y, argmax], _window("max_unpool", kernel_size, stride, padding),
-                 x_shape)
+    return _to_x(ops.MAX_UNPOOL, [y, argmax],
+                 _window("max_unpool", kernel_size, stride, padding), x_shape)
 
 
 def avg_pool(x, kernel_size, *, stride=None, padding=0, count_include_pad=True):
@@ -107,7 +110,7 @@ def avg_pool(x, kernel_size, *, stride=None, padding=0, count_include_pad=True):
     x = tensor(x, "avg_pool")
     params = _window("avg_pool", kernel_size, stride, padding)
     params["count_include_pad"] = bool(count_include_pad)
-    return fused("avg_pool", [x], params)
+    return fused(ops.AVG_POOL, [x], params)
 
 
 def avg_pool_backward(grad, x_shape, kernel_size, *, stride=None, padding=0,
@@ -117,7 +120,7 @@ def avg_pool_backward(grad, x_shape, kernel_size, *, stride=None, padding=0,
     grad = tensor(grad, "avg_pool_backward", "grad")
     params = _window("avg_pool_backward", kernel_size, stride, padding)
     params["count_include_pad"] = bool(count_include_pad)
-    return _to_x("avg_pool_backward", [grad], params, x_shape)
+    return _to_x(ops.AVG_POOL_BACKWARD, [grad], params, x_shape)
 
 
 def _conv_operands(name, x, w):
@@ -153,7 +156,7 @@ def _plan(name, x, w, stride, padding, dilation):
     if hit is None:
         # (parsing the window was a third of a 1x1 conv2d's Python calls)
         params = _window(name, w.shape[2:], stride, padding, dilation)
-        o = geometry(d.Fused.of("im2col", **params), x.shape[2:])[4]
+        o = geometry(d.Fused.of(ops.IM2COL.name, **params), x.shape[2:])[4]
         hit = params, o, _pointwise(params)
         if None not in key and len(_PLANS) < 4096:
             _PLANS[key] = hit
@@ -210,12 +213,12 @@ def conv2d(x, w, b=None, *, stride=1, padding=0, dilation=1):
         # N GEMMs (Cout, C*kh*kw) @ (C*kh*kw, L), NCHW output (1x1: the columns are x; one
         # GEMM there would need x and y transposed, which costs what it saves)
         cols = Tensor(x._data.reshape(x.shape[:2] + (o[0] * o[1],))) if pointwise else \
-            fused("im2col", [x], params)
+            fused(ops.IM2COL, [x], params)
         y = Tensor(batched_gemm(w3, cols._data))  # N, Cout, L
         if b is not None:
             y = y + b
     else:
-        cols = fused("im2col", [x], dict(params, layout="knl"))  # (C*kh*kw, N, L)
+        cols = fused(ops.IM2COL, [x], dict(params, layout="knl"))  # (C*kh*kw, N, L)
         kk, _, L = cols.shape
         yt = batched_gemm(w3, cols._data.reshape(1, kk, n * L)).reshape(co, n, L)
         if b is None:
@@ -246,7 +249,7 @@ def conv2d_backward(grad, x, w, *, stride=1, padding=0, dilation=1):
     if not one:
         # dw: a GEMM per sample into (N, Cout, C*kh*kw), summed over the batch in a fixed
         # order
-        cols = Tensor(x._data.reshape(n, kk, L)) if pointwise else fused("im2col", [x], params)
+        cols = Tensor(x._data.reshape(n, kk, L)) if pointwise else fused(ops.IM2COL, [x], params)
         dw = _sum(Tensor(batched_gemm(g3, cols._data, trans_b=True)), axis=0)
         dcols = Tensor(batched_gemm(w3, g3, trans_a=True))  # (N, C*kh*kw, L)
         db = _sum(grad, axis=(0, 2, 3))
@@ -254,7 +257,7 @@ def conv2d_backward(grad, x, w, *, stride=1, padding=0, dilation=1):
         # one GEMM each over the N*L columns: grad as (Cout, N*L), the columns as
         # (C*kh*kw, N*L) (1x1: x transposed)
         cols = _transposed(x._data.reshape(n, kk, L)) if pointwise else \
-            fused("im2col", [x], dict(params, layout="knl"))
+            fused(ops.IM2COL, [x], dict(params, layout="knl"))
         g2 = _transposed(g3)._data.reshape(1, co, n * L)
         dw = Tensor(batched_gemm(g2, cols._data.reshape(1, kk, n * L), trans_b=True))
         db = _sum(Tensor(g2.reshape(co, n * L)), axis=1)

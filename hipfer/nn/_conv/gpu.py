@@ -5,9 +5,9 @@ import cupy
 import numpy as np
 
 from ...backends.cupy._engine import BLOCK, device_props, error_flag, get_kernels, struct_arg
-from . import kernels as K
-from .ops import geometry, knl
-from .reference import bad_argmax
+from ...prims.fused_ops import makers
+from . import kernels as K, ops
+from .ops import bad_argmax, geometry, knl
 
 #: hf::conv_geom, field for field
 GEOM = np.dtype([(f, "<i4") for f in ("h", "w", "oh", "ow", "kh", "kw", "sh", "sw", "ph", "pw",
@@ -75,9 +75,10 @@ def _cols(desc, n, c, kk, L):
     return struct_arg(COLS, zip(("channels", "sample", "tap"), vals))
 
 
-def _maker(op, pool, gather):
-    """make(desc, dtypes, shapes, outs) -> run for one kernel; a thread owns output rows,
-    or input rows (x's) when the op gathers."""
+def _maker(pool, gather, count_pad=False):
+    """make(desc, dtypes, shapes, outs) -> run for the op's own kernel (kernels.py names
+    each after its op); a thread owns output rows, or input rows (x's) when the op gathers.
+    count_pad: the kernel takes count_include_pad (the average pools)."""
     def make(desc, dtypes, shapes, outs):
         n, c, h, w = outs[0][0] if gather else shapes[0]
         cols = None
@@ -86,13 +87,13 @@ def _maker(op, pool, gather):
             cols = _cols(desc, n, c, k[0] * k[1], o[0] * o[1])
         g = _geom(desc, (h, w), pool, None if pool else int(cols["tap"]))
         planes = n * c
-        name, threads = op, _row_threads(gather, g, planes)
-        if op == "im2col" and not _im2col_rows(g):
+        name, threads = desc.op, _row_threads(gather, g, planes)
+        if desc.op == ops.IM2COL.name and not _im2col_rows(g):
             name, threads = "im2col_pos", planes * int(g["oh"]) * int(g["ow"])
         grid, block = _launch_rows(threads)
         kernel = _kernel(name, outs[0][1])
         tail = (np.int64(planes), g)
-        if op in ("avg_pool", "avg_pool_backward"):
+        if count_pad:
             tail += (np.bool_(desc.get("count_include_pad")),)
         elif cols is not None:
             tail += (cols,)
@@ -108,7 +109,7 @@ def _max_unpool(desc, dtypes, shapes, outs):
     (n, c, h, w), dt = outs[0]
     planes = n * c
     g = _geom(desc, (h, w), True)
-    kernel = _kernel("max_unpool", dt)
+    kernel = _kernel(desc.op, dt)
     grid, block = _launch_rows(_row_threads(True, g, planes))
 
     def run(inputs, out):
@@ -120,9 +121,8 @@ def _max_unpool(desc, dtypes, shapes, outs):
     return run
 
 
-MAKERS = {"im2col": _maker("im2col", False, False),
-          "col2im_add": _maker("col2im_add", False, True),
-          "max_pool": _maker("max_pool", True, False),
-          "max_unpool": _max_unpool,
-          "avg_pool": _maker("avg_pool", True, False),
-          "avg_pool_backward": _maker("avg_pool_backward", True, True)}
+MAKERS = makers(ops.OPS, {
+    ops.IM2COL: _maker(pool=False, gather=False), ops.COL2IM_ADD: _maker(pool=False, gather=True),
+    ops.MAX_POOL: _maker(pool=True, gather=False), ops.MAX_UNPOOL: _max_unpool,
+    ops.AVG_POOL: _maker(pool=True, gather=False, count_pad=True),
+    ops.AVG_POOL_BACKWARD: _maker(pool=True, gather=True, count_pad=True)})

@@ -135,6 +135,13 @@ def _avg_pool_backward(desc, dtypes, shapes):
     return ((_pool_back(desc, dtypes, shapes, "grad"), dt),)
 
 
+def bad_argmax(desc, pos, value=None) -> str:
+    """max_unpool's error for an argmax outside its window (both backends raise it)."""
+    v = "" if value is None else f" (= {value})"
+    return (f"{desc!r}: argmax element {pos} (flat){v} is not an input position inside its "
+            "pooling window")
+
+
 def _probe_x(desc):
     """An (N, C, H, W) input that fits the descriptor's window."""
     k = desc.get("kernel", (1, 1))
@@ -147,30 +154,37 @@ def _probe_x(desc):
 
 def _probe_back(desc):
     try:
-        o = geometry(desc, desc.get("x_hw"), pool=desc.op != "col2im_add")[4]
+        o = geometry(desc, desc.get("x_hw"), pool=desc.op != COL2IM_ADD.name)[4]
     except (TypeError, ValueError, IndexError):
-        return ((1, 1, 1, 1),) * (2 if desc.op == "max_unpool" else 1)
-    if desc.op == "col2im_add":
+        return ((1, 1, 1, 1),) * (2 if desc.op == MAX_UNPOOL.name else 1)
+    if desc.op == COL2IM_ADD.name:
         k = desc.get("kernel")
         return ((k[0] * k[1], 1, o[0] * o[1]) if knl(desc) else (1, k[0] * k[1], o[0] * o[1]),)
-    return ((1, 1) + o,) * (2 if desc.op == "max_unpool" else 1)
+    return ((1, 1) + o,) * (2 if desc.op == MAX_UNPOOL.name else 1)
 
 
-OPS = (
-    FusedOpDef("im2col", 1, _im2col, _probe_x, {},
-               "columns (N, C*kh*kw, oh*ow) of x (N, C, H, W), or (C*kh*kw, N, oh*ow) for "
-               "layout 'knl'; padding taps read 0"),
-    FusedOpDef("col2im_add", 1, _col2im_add, _probe_back, {},
-               "the adjoint of im2col: each x element sums the column entries of its taps, "
-               "in tap order (a gather, no atomics)"),
-    FusedOpDef("max_pool", 1, _max_pool, _probe_x, {},
-               "(y, argmax): window maxima and their flat index in the input plane; ties "
-               "to the first, a NaN wins (the first NaN), padding never wins"),
-    FusedOpDef("max_unpool", 2, _max_unpool, _probe_back, {},
-               "max_pool's backward: each x element sums, in window order, the y of the "
-               "windows whose argmax it is; an argmax outside its window is an IndexError"),
-    FusedOpDef("avg_pool", 1, _avg_pool, _probe_x, {},
-               "window means; the divisor counts padding when count_include_pad"),
-    FusedOpDef("avg_pool_backward", 1, _avg_pool_backward, _probe_back, {},
-               "avg_pool's backward: each x element sums grad / divisor over its windows"),
-)
+IM2COL = FusedOpDef(
+    "im2col", 1, _im2col, _probe_x, {},
+    "columns (N, C*kh*kw, oh*ow) of x (N, C, H, W), or (C*kh*kw, N, oh*ow) for "
+    "layout 'knl'; padding taps read 0")
+COL2IM_ADD = FusedOpDef(
+    "col2im_add", 1, _col2im_add, _probe_back, {},
+    "the adjoint of im2col: each x element sums the column entries of its taps, "
+    "in tap order (a gather, no atomics)")
+MAX_POOL = FusedOpDef(
+    "max_pool", 1, _max_pool, _probe_x, {},
+    "(y, argmax): window maxima and their flat index in the input plane; ties "
+    "to the first, a NaN wins (the first NaN), padding never wins")
+MAX_UNPOOL = FusedOpDef(
+    "max_unpool", 2, _max_unpool, _probe_back, {},
+    "max_pool's backward: each x element sums, in window order, the y of the "
+    "windows whose argmax it is; an argmax outside its window is an IndexError")
+AVG_POOL = FusedOpDef(
+    "avg_pool", 1, _avg_pool, _probe_x, {},
+    "window means; the divisor counts padding when count_include_pad")
+AVG_POOL_BACKWARD = FusedOpDef(
+    "avg_pool_backward", 1, _avg_pool_backward, _probe_back, {},
+    "avg_pool's backward: each x element sums grad / divisor over its windows")
+
+#: every row of this topic (the op table loads it; MAKERS cover exactly these)
+OPS = (IM2COL, COL2IM_ADD, MAX_POOL, MAX_UNPOOL, AVG_POOL, AVG_POOL_BACKWARD)

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .ops import geometry, knl
+from ...prims.fused_ops import makers
+from . import ops
+from .ops import bad_argmax, geometry, knl
 
 
 def _taps(k, s, d, o):
@@ -97,12 +99,6 @@ def _window_taps(desc, arg, h, w, k, s, p, o):
     return ti, tj
 
 
-def bad_argmax(desc, pos, value=None) -> str:
-    v = "" if value is None else f" (= {value})"
-    return (f"{desc!r}: argmax element {pos} (flat){v} is not an input position inside its "
-            "pooling window")
-
-
 def _max_unpool(desc, dtypes, shapes, outs):
     (n, c, h, w), dt = outs[0]
     k, s, p, d, o = geometry(desc, (h, w), pool=True)
@@ -156,6 +152,7 @@ def _avg_pool_backward(desc, dtypes, shapes, outs):
     return run
 
 
-MAKERS = {"im2col": _im2col, "col2im_add": _col2im_add, "max_pool": _max_pool,
-          "max_unpool": _max_unpool, "avg_pool": _avg_pool,
-          "avg_pool_backward": _avg_pool_backward}
+MAKERS = makers(ops.OPS, {
+    ops.IM2COL: _im2col, ops.COL2IM_ADD: _col2im_add, ops.MAX_POOL: _max_pool,
+    ops.MAX_UNPOOL: _max_unpool, ops.AVG_POOL: _avg_pool,
+    ops.AVG_POOL_BACKWARD: _avg_pool_backward})

@@ -7,7 +7,9 @@ sum has a fixed order, so the same inputs give the same bits on every call.
 from __future__ import annotations
 
 from ...random import Generator
+from .._blas import ops as blas_ops
 from .._common import fused, tensor, writable
+from . import ops
 from .ops import check_tau
 
 __all__ = ["logic_pointwise", "logic_pointwise_backward", "logic_pointwise_lrp",
@@ -20,7 +22,7 @@ def logic_pointwise(x, *, kind="and", norm="product"):
     """Soft AND (kind="and") or OR of the k truth values stacked on axis 0 of x (k, ...),
     -> (...). norm: "product" (AND = prod x_i, OR = 1 - prod(1 - x_i)), "lukasiewicz"
     (AND = max(0, sum x_i - (k - 1)), OR = min(1, sum x_i)) or "minmax" (min / max)."""
-    return fused("logic_pointwise", [tensor(x, "logic_pointwise")], {"kind": kind, "norm": norm})
+    return fused(ops.LOGIC_POINTWISE, [tensor(x, "logic_pointwise")], {"kind": kind, "norm": norm})
 
 
 def logic_pointwise_backward(x, grad, *, kind="and", norm="product"):
@@ -28,7 +30,8 @@ def logic_pointwise_backward(x, grad, *, kind="and", norm="product"):
     output. minmax sends grad to the first min/max operand; lukasiewicz is 0 where the
     clamp holds (its kink counts as clamped)."""
     name = "logic_pointwise_backward"
-    return fused(name, [tensor(x, name), tensor(grad, name, "grad")], {"kind": kind, "norm": norm})
+    return fused(ops.LOGIC_POINTWISE_BACKWARD, [tensor(x, name), tensor(grad, name, "grad")],
+                 {"kind": kind, "norm": norm})
 
 
 def logic_pointwise_lrp(x, relevance, *, kind="and", norm="product", eps=1e-6):
@@ -37,28 +40,31 @@ def logic_pointwise_lrp(x, relevance, *, kind="and", norm="product", eps=1e-6):
     clamped at log of the smallest normal), on x_i (lukasiewicz), winner-take-all to the
     first min/max (minmax). Conservative up to eps (exactly for minmax)."""
     name = "logic_pointwise_lrp"
-    return fused(name, [tensor(x, name), tensor(relevance, name, "relevance")],
+    return fused(ops.LOGIC_POINTWISE_LRP,
+                 [tensor(x, name), tensor(relevance, name, "relevance")],
                  {"kind": kind, "norm": norm}, eps=float(eps))
 
 
 def aggregator(x, *, p=1.0):
     """The power mean over axis 0 of x (k, ...) > 0: (mean_i x_i^p)^(1/p), -> (...);
     p = 0 the geometric mean, p = inf the max, p = -inf the min."""
-    return fused("aggregator", [tensor(x, "aggregator")], p=float(p))
+    return fused(ops.AGGREGATOR, [tensor(x, "aggregator")], p=float(p))
 
 
 def aggregator_backward(x, grad, *, p=1.0):
     """The gradient of aggregator to each operand: grad * (x_i / M)^(p - 1) / k (max/min:
     grad to the first max/min), (k, ...)."""
     name = "aggregator_backward"
-    return fused(name, [tensor(x, name), tensor(grad, name, "grad")], p=float(p))
+    return fused(ops.AGGREGATOR_BACKWARD, [tensor(x, name), tensor(grad, name, "grad")],
+                 p=float(p))
 
 
 def aggregator_lrp(x, relevance, *, p=1.0):
     """aggregator's relevance shared in proportion to x_i^p / sum_j x_j^p (p = 0: equal
     shares; max/min: all to the first max/min), (k, ...); conservative."""
     name = "aggregator_lrp"
-    return fused(name, [tensor(x, name), tensor(relevance, name, "relevance")], p=float(p))
+    return fused(ops.AGGREGATOR_LRP, [tensor(x, name), tensor(relevance, name, "relevance")],
+                 p=float(p))
 
 
 def tanh_gaussian(mean, log_std, eps):
@@ -68,8 +74,9 @@ def tanh_gaussian(mean, log_std, eps):
     of -eps^2/2 - log_std - log(2 pi)/2 - log(1 - action^2), in the stable form
     log(1 - tanh(u)^2) = 2 (log 2 - u - softplus(-2u)), summed in float64."""
     name = "tanh_gaussian"
-    return fused(name, [tensor(mean, name, "mean"), tensor(log_std, name, "log_std"),
-                        tensor(eps, name, "eps")])
+    return fused(ops.TANH_GAUSSIAN, [tensor(mean, name, "mean"),
+                                     tensor(log_std, name, "log_std"),
+                                     tensor(eps, name, "eps")])
 
 
 def tanh_gaussian_sample(mean, log_std, generator):
@@ -89,9 +96,10 @@ def tanh_gaussian_backward(mean, log_std, eps, grad_action, grad_log_prob):
     """The gradients (g_mean, g_log_std) of tanh_gaussian, given those of its outputs
     (grad_action (N, D), grad_log_prob (N,)); eps is held fixed (reparameterisation)."""
     name = "tanh_gaussian_backward"
-    return fused(name, [tensor(mean, name, "mean"), tensor(log_std, name, "log_std"),
-                        tensor(eps, name, "eps"), tensor(grad_action, name, "grad_action"),
-                        tensor(grad_log_prob, name, "grad_log_prob")])
+    return fused(ops.TANH_GAUSSIAN_BACKWARD,
+                 [tensor(mean, name, "mean"), tensor(log_std, name, "log_std"),
+                  tensor(eps, name, "eps"), tensor(grad_action, name, "grad_action"),
+                  tensor(grad_log_prob, name, "grad_log_prob")])
 
 
 def policy_gradient_loss(logits, action, advantage, *, entropy_coef=0.0):
@@ -99,16 +107,18 @@ def policy_gradient_loss(logits, action, advantage, *, entropy_coef=0.0):
     loss[n] = -advantage[n] * log_softmax(logits[n])[action[n]] - entropy_coef * H[n],
     H[n] the entropy of softmax(logits[n]). An action outside [0, A) is an IndexError."""
     name = "policy_gradient"
-    return fused(name, [tensor(logits, name, "logits"), tensor(action, name, "action"),
-                        tensor(advantage, name, "advantage")], entropy_coef=float(entropy_coef))
+    return fused(ops.POLICY_GRADIENT,
+                 [tensor(logits, name, "logits"), tensor(action, name, "action"),
+                  tensor(advantage, name, "advantage")], entropy_coef=float(entropy_coef))
 
 
 def policy_gradient_backward(logits, action, advantage, grad, *, entropy_coef=0.0):
     """The gradient of policy_gradient_loss w.r.t. logits (N, A), given grad (N,) of the
     per-row losses (ones for their sum, 1/N for their mean)."""
     name = "policy_gradient_backward"
-    return fused(name, [tensor(logits, name, "logits"), tensor(action, name, "action"),
-                        tensor(advantage, name, "advantage"), tensor(grad, name, "grad")],
+    return fused(ops.POLICY_GRADIENT_BACKWARD,
+                 [tensor(logits, name, "logits"), tensor(action, name, "action"),
+                  tensor(advantage, name, "advantage"), tensor(grad, name, "grad")],
                  entropy_coef=float(entropy_coef))
 
 
@@ -118,8 +128,8 @@ def td_target(reward, done, next_values, *, gamma=0.99):
     is a bool or float mask; terminal rows (gamma * (1 - done) == 0) never read next_values.
     gamma must lie in [0, 1]."""
     name = "td_target"
-    return fused(name, [tensor(reward, name, "reward"), tensor(done, name, "done"),
-                        tensor(next_values, name, "next_values")], gamma=float(gamma))
+    return fused(ops.TD_TARGET, [tensor(reward, name, "reward"), tensor(done, name, "done"),
+                                 tensor(next_values, name, "next_values")], gamma=float(gamma))
 
 
 def polyak_update(target, online, *, tau):
@@ -134,5 +144,6 @@ def polyak_update(target, online, *, tau):
     pairs = list(zip(target, online)) if many else [(target, online)]
     for t, o in pairs:
         t = writable(t, "polyak_update", "target")
-        fused("axpby", [tensor(o, "polyak_update", "online"), t], out=t, alpha=tau, beta=1.0 - tau)
+        fused(blas_ops.AXPBY, [tensor(o, "polyak_update", "online"), t], out=t, alpha=tau,
+              beta=1.0 - tau)
     return target

@@ -11,8 +11,9 @@ from math import prod
 import numpy as np
 
 from ...backends.cupy._engine import BLOCK, error_flag, get_kernels, grid_for
+from ...prims.fused_ops import makers
 from . import kernels as K
-from . import ops as L
+from . import ops
 
 
 def _kernel(exprs, expr: str):
@@ -26,17 +27,17 @@ def _stacked(shapes):
 
 
 def _logic(desc, dtypes, shapes, outs):
-    norm, is_or = L.logic_params(desc)
+    norm, is_or = ops.logic_params(desc)
     dt = outs[0][1]
     k, n = _stacked(shapes)
     kernel = _kernel(K.logic_exprs(dt), K.logic_expr(desc.op, dt, norm, is_or))
     geo = ((grid_for(n),), (BLOCK,))
     tail = (np.int64(k), np.int64(n))
-    lo = L.log_tiny(dt)
+    lo = ops.log_tiny(dt)
 
-    if desc.op == "logic_pointwise_lrp":
+    if desc.op == ops.LOGIC_POINTWISE_LRP.name:
         def run(inputs, out, eps=1e-6):
-            L.check_eps(desc.op, eps)
+            ops.check_eps(desc.op, eps)
             if n:
                 kernel(*geo, tuple(inputs) + (out,) + tail + (dt.type(eps), lo))
     else:
@@ -53,10 +54,10 @@ def _aggregator(desc, dtypes, shapes, outs):
     geo = ((grid_for(n),), (BLOCK,))
 
     def run(inputs, out, p=1.0):
-        L.check_p(desc.op, p)
+        ops.check_p(desc.op, p)
         if n:
             kernel(*geo, tuple(inputs) + (out, np.int64(k), np.int64(n), dt.type(p),
-                                          np.int32(L.p_mode(p))))
+                                          np.int32(ops.p_mode(p))))
     return run
 
 
@@ -97,14 +98,14 @@ def _policy_gradient(desc, dtypes, shapes, outs):
     kernel = _kernel(K.rl_exprs(dt), K.rl_expr(desc.op, dt))
 
     def run(inputs, out, entropy_coef=0.0):
-        L.check_entropy_coef(desc.op, entropy_coef)
+        ops.check_entropy_coef(desc.op, entropy_coef)
         if not rows:
             return
         flag = error_flag()
         kernel(_row_grid(rows, g), (BLOCK,),
                tuple(inputs) + (out, np.int64(rows), np.int64(a), dt.type(entropy_coef),
                                 np.int32(g), flag.buf))
-        flag.check(lambda pos: L.bad_action(desc.op, int(inputs[1][pos]), a))
+        flag.check(lambda pos: ops.bad_action(desc.op, int(inputs[1][pos]), a))
     return run
 
 
@@ -116,16 +117,17 @@ def _td_target(desc, dtypes, shapes, outs):
     kernel = _kernel(K.rl_exprs(dt), K.td_target_expr(dt, dtypes[1]))
 
     def run(inputs, out, gamma=0.99):
-        L.check_gamma(desc.op, gamma)
+        ops.check_gamma(desc.op, gamma)
         if rows:
             kernel(_row_grid(rows, g), (BLOCK,),
                    tuple(inputs) + (out, np.int64(rows), np.int64(a), dt.type(gamma), np.int32(g)))
     return run
 
 
-MAKERS = {"logic_pointwise": _logic, "logic_pointwise_backward": _logic,
-          "logic_pointwise_lrp": _logic, "aggregator": _aggregator,
-          "aggregator_backward": _aggregator, "aggregator_lrp": _aggregator,
-          "tanh_gaussian": _tanh_gaussian, "tanh_gaussian_backward": _tanh_gaussian_backward,
-          "policy_gradient": _policy_gradient, "policy_gradient_backward": _policy_gradient,
-          "td_target": _td_target}
+MAKERS = makers(ops.OPS, {
+    ops.LOGIC_POINTWISE: _logic, ops.LOGIC_POINTWISE_BACKWARD: _logic,
+    ops.LOGIC_POINTWISE_LRP: _logic, ops.AGGREGATOR: _aggregator,
+    ops.AGGREGATOR_BACKWARD: _aggregator, ops.AGGREGATOR_LRP: _aggregator,
+    ops.TANH_GAUSSIAN: _tanh_gaussian, ops.TANH_GAUSSIAN_BACKWARD: _tanh_gaussian_backward,
+    ops.POLICY_GRADIENT: _policy_gradient, ops.POLICY_GRADIENT_BACKWARD: _policy_gradient,
+    ops.TD_TARGET: _td_target})

@@ -46,14 +46,17 @@ def _stacked(desc, shape, what="x"):
 
 
 def _reduce_k(desc, dtypes, shapes):
-    if desc.op.startswith("logic"):
-        logic_params(desc)
     dt = floats(desc, dtypes)
     out = _stacked(desc, shapes[0])
     if len(shapes) == 1:
         return ((out, dt),)
     same(desc, out, shapes[1], "x[i] and the output's gradient/relevance")
     return ((tuple(shapes[0]), dt),)
+
+
+def _logic_k(desc, dtypes, shapes):
+    logic_params(desc)
+    return _reduce_k(desc, dtypes, shapes)
 
 
 def _tanh_gaussian(desc, dtypes, shapes):
@@ -143,31 +146,45 @@ def _k(*shapes):
     return lambda desc: shapes
 
 
-OPS = (
-    FusedOpDef("logic_pointwise", 1, _reduce_k, _k((2, 1)), {},
-               "soft AND/OR (t-norm `norm`, `kind`) over k operands on axis 0"),
-    FusedOpDef("logic_pointwise_backward", 2, _reduce_k, _k((2, 1), (1,)), {},
-               "gradient of logic_pointwise to each operand (min/max ties: first operand)"),
-    FusedOpDef("logic_pointwise_lrp", 2, _reduce_k, _k((2, 1), (1,)), {"eps": 1e-6},
-               "relevance of logic_pointwise's output to each operand (epsilon rule; log "
-               "space for product; winner-take-all for minmax)"),
-    FusedOpDef("aggregator", 1, _reduce_k, _k((2, 1)), {"p": 1.0},
-               "power mean (mean_k x^p)^(1/p) over axis 0; p = 0 geometric, +-inf max/min"),
-    FusedOpDef("aggregator_backward", 2, _reduce_k, _k((2, 1), (1,)), {"p": 1.0},
-               "gradient of aggregator: grad * (x / M)^(p-1) / k"),
-    FusedOpDef("aggregator_lrp", 2, _reduce_k, _k((2, 1), (1,)), {"p": 1.0},
-               "relevance shares x^p / sum x^p (winner-take-all for +-inf)"),
-    FusedOpDef("tanh_gaussian", 3, _tanh_gaussian, _k((1, 1), (1, 1), (1, 1)), {},
-               "action = tanh(mean + exp(log_std) eps) and its log-prob per row (float64 sum)"),
-    FusedOpDef("tanh_gaussian_backward", 5, _tanh_gaussian,
-               _k((1, 1), (1, 1), (1, 1), (1, 1), (1,)), {},
-               "gradients of tanh_gaussian w.r.t. mean and log_std"),
-    FusedOpDef("policy_gradient", 3, _policy_gradient, _k((1, 1), (1,), (1,)),
-               {"entropy_coef": 0.0},
-               "-advantage * log_softmax(logits)[action] - entropy_coef * entropy, per row"),
-    FusedOpDef("policy_gradient_backward", 4, _policy_gradient,
-               _k((1, 1), (1,), (1,), (1,)), {"entropy_coef": 0.0},
-               "gradient of policy_gradient w.r.t. logits, times grad per row"),
-    FusedOpDef("td_target", 3, _td_target, _k((1,), (1,), (1,)), {"gamma": 0.99},
-               "reward + gamma (1 - done) max_a next (Q-learning) or next (TD(0))"),
-)
+LOGIC_POINTWISE = FusedOpDef(
+    "logic_pointwise", 1, _logic_k, _k((2, 1)), {},
+    "soft AND/OR (t-norm `norm`, `kind`) over k operands on axis 0")
+LOGIC_POINTWISE_BACKWARD = FusedOpDef(
+    "logic_pointwise_backward", 2, _logic_k, _k((2, 1), (1,)), {},
+    "gradient of logic_pointwise to each operand (min/max ties: first operand)")
+LOGIC_POINTWISE_LRP = FusedOpDef(
+    "logic_pointwise_lrp", 2, _logic_k, _k((2, 1), (1,)), {"eps": 1e-6},
+    "relevance of logic_pointwise's output to each operand (epsilon rule; log "
+    "space for product; winner-take-all for minmax)")
+AGGREGATOR = FusedOpDef(
+    "aggregator", 1, _reduce_k, _k((2, 1)), {"p": 1.0},
+    "power mean (mean_k x^p)^(1/p) over axis 0; p = 0 geometric, +-inf max/min")
+AGGREGATOR_BACKWARD = FusedOpDef(
+    "aggregator_backward", 2, _reduce_k, _k((2, 1), (1,)), {"p": 1.0},
+    "gradient of aggregator: grad * (x / M)^(p-1) / k")
+AGGREGATOR_LRP = FusedOpDef(
+    "aggregator_lrp", 2, _reduce_k, _k((2, 1), (1,)), {"p": 1.0},
+    "relevance shares x^p / sum x^p (winner-take-all for +-inf)")
+TANH_GAUSSIAN = FusedOpDef(
+    "tanh_gaussian", 3, _tanh_gaussian, _k((1, 1), (1, 1), (1, 1)), {},
+    "action = tanh(mean + exp(log_std) eps) and its log-prob per row (float64 sum)")
+TANH_GAUSSIAN_BACKWARD = FusedOpDef(
+    "tanh_gaussian_backward", 5, _tanh_gaussian,
+    _k((1, 1), (1, 1), (1, 1), (1, 1), (1,)), {},
+    "gradients of tanh_gaussian w.r.t. mean and log_std")
+POLICY_GRADIENT = FusedOpDef(
+    "policy_gradient", 3, _policy_gradient, _k((1, 1), (1,), (1,)),
+    {"entropy_coef": 0.0},
+    "-advantage * log_softmax(logits)[action] - entropy_coef * entropy, per row")
+POLICY_GRADIENT_BACKWARD = FusedOpDef(
+    "policy_gradient_backward", 4, _policy_gradient,
+    _k((1, 1), (1,), (1,), (1,)), {"entropy_coef": 0.0},
+    "gradient of policy_gradient w.r.t. logits, times grad per row")
+TD_TARGET = FusedOpDef(
+    "td_target", 3, _td_target, _k((1,), (1,), (1,)), {"gamma": 0.99},
+    "reward + gamma (1 - done) max_a next (Q-learning) or next (TD(0))")
+
+#: every row of this topic (the op table loads it; MAKERS cover exactly these)
+OPS = (LOGIC_POINTWISE, LOGIC_POINTWISE_BACKWARD, LOGIC_POINTWISE_LRP, AGGREGATOR,
+       AGGREGATOR_BACKWARD, AGGREGATOR_LRP, TANH_GAUSSIAN, TANH_GAUSSIAN_BACKWARD, POLICY_GRADIENT,
+       POLICY_GRADIENT_BACKWARD, TD_TARGET)

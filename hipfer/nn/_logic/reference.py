@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import ops as L
+from ...prims.fused_ops import makers
+from . import ops
 
 LOG2 = 0.6931471805599453094
 HALF_LOG_2PI = 0.9189385332046727418
@@ -28,7 +29,7 @@ def _product_factors(x, is_or):
 
 
 def _logic_forward(desc, dtypes, shapes, outs):
-    norm, is_or = L.logic_params(desc)
+    norm, is_or = ops.logic_params(desc)
 
     def run(inputs, out):
         x = inputs[0]
@@ -45,7 +46,7 @@ def _logic_forward(desc, dtypes, shapes, outs):
 
 
 def _logic_backward(desc, dtypes, shapes, outs):
-    norm, is_or = L.logic_params(desc)
+    norm, is_or = ops.logic_params(desc)
 
     def run(inputs, out):
         x, g = inputs
@@ -66,11 +67,11 @@ def _logic_backward(desc, dtypes, shapes, outs):
 
 
 def _logic_lrp(desc, dtypes, shapes, outs):
-    norm, is_or = L.logic_params(desc)
-    lo = L.log_tiny(outs[0][1])
+    norm, is_or = ops.logic_params(desc)
+    lo = ops.log_tiny(outs[0][1])
 
     def run(inputs, out, eps=1e-6):
-        L.check_eps("logic_pointwise_lrp", eps)
+        ops.check_eps(desc.op, eps)
         x, r = inputs
         if norm == "minmax":
             out[...] = np.where(_first(x, is_or), r, x.dtype.type(0))
@@ -103,16 +104,16 @@ def _power_mean(x, p, mode):
 
 def _aggregator(desc, dtypes, shapes, outs):
     def run(inputs, out, p=1.0):
-        L.check_p("aggregator", p)
-        out[...] = _power_mean(inputs[0], p, L.p_mode(p))[0]
+        ops.check_p(desc.op, p)
+        out[...] = _power_mean(inputs[0], p, ops.p_mode(p))[0]
     return run
 
 
 def _aggregator_backward(desc, dtypes, shapes, outs):
     def run(inputs, out, p=1.0):
-        L.check_p("aggregator_backward", p)
+        ops.check_p(desc.op, p)
         x, g = inputs
-        mode = L.p_mode(p)
+        mode = ops.p_mode(p)
         if mode >= 2:
             out[...] = np.where(_first(x, mode == 2), g, x.dtype.type(0))
             return
@@ -124,9 +125,9 @@ def _aggregator_backward(desc, dtypes, shapes, outs):
 
 def _aggregator_lrp(desc, dtypes, shapes, outs):
     def run(inputs, out, p=1.0):
-        L.check_p("aggregator_lrp", p)
+        ops.check_p(desc.op, p)
         x, r = inputs
-        mode = L.p_mode(p)
+        mode = ops.p_mode(p)
         if mode >= 2:
             out[...] = np.where(_first(x, mode == 2), r, x.dtype.type(0))
             return
@@ -173,7 +174,7 @@ def _tanh_gaussian_backward(desc, dtypes, shapes, outs):
 def _check_actions(op, action, n):
     bad = np.flatnonzero((action < 0) | (action >= n))
     if bad.size:
-        raise L.bad_action(op, int(action[bad[0]]), n)
+        raise ops.bad_action(op, int(action[bad[0]]), n)
 
 
 def _log_softmax(z):
@@ -183,9 +184,9 @@ def _log_softmax(z):
 
 def _policy_gradient(desc, dtypes, shapes, outs):
     def run(inputs, out, entropy_coef=0.0):
-        L.check_entropy_coef("policy_gradient", entropy_coef)
+        ops.check_entropy_coef(desc.op, entropy_coef)
         z, action, adv = inputs
-        _check_actions("policy_gradient", action, z.shape[1])
+        _check_actions(desc.op, action, z.shape[1])
         logp = _log_softmax(z)
         loss = -adv * logp[np.arange(z.shape[0]), action]
         if entropy_coef != 0:
@@ -197,9 +198,9 @@ def _policy_gradient(desc, dtypes, shapes, outs):
 
 def _policy_gradient_backward(desc, dtypes, shapes, outs):
     def run(inputs, out, entropy_coef=0.0):
-        L.check_entropy_coef("policy_gradient_backward", entropy_coef)
+        ops.check_entropy_coef(desc.op, entropy_coef)
         z, action, adv, g = inputs
-        _check_actions("policy_gradient_backward", action, z.shape[1])
+        _check_actions(desc.op, action, z.shape[1])
         logp = _log_softmax(z)
         p = np.exp(logp)
         a = adv[:, None]
@@ -215,7 +216,7 @@ def _policy_gradient_backward(desc, dtypes, shapes, outs):
 
 def _td_target(desc, dtypes, shapes, outs):
     def run(inputs, out, gamma=0.99):
-        L.check_gamma("td_target", gamma)
+        ops.check_gamma(desc.op, gamma)
         reward, done, nxt = inputs
         t = reward.dtype.type
         v = np.max(nxt, axis=1) if nxt.ndim == 2 else nxt
@@ -225,9 +226,10 @@ def _td_target(desc, dtypes, shapes, outs):
     return run
 
 
-MAKERS = {"logic_pointwise": _logic_forward, "logic_pointwise_backward": _logic_backward,
-          "logic_pointwise_lrp": _logic_lrp, "aggregator": _aggregator,
-          "aggregator_backward": _aggregator_backward, "aggregator_lrp": _aggregator_lrp,
-          "tanh_gaussian": _tanh_gaussian, "tanh_gaussian_backward": _tanh_gaussian_backward,
-          "policy_gradient": _policy_gradient,
-          "policy_gradient_backward": _policy_gradient_backward, "td_target": _td_target}
+MAKERS = makers(ops.OPS, {
+    ops.LOGIC_POINTWISE: _logic_forward, ops.LOGIC_POINTWISE_BACKWARD: _logic_backward,
+    ops.LOGIC_POINTWISE_LRP: _logic_lrp, ops.AGGREGATOR: _aggregator,
+    ops.AGGREGATOR_BACKWARD: _aggregator_backward, ops.AGGREGATOR_LRP: _aggregator_lrp,
+    ops.TANH_GAUSSIAN: _tanh_gaussian, ops.TANH_GAUSSIAN_BACKWARD: _tanh_gaussian_backward,
+    ops.POLICY_GRADIENT: _policy_gradient, ops.POLICY_GRADIENT_BACKWARD: _policy_gradient_backward,
+    ops.TD_TARGET: _td_target})

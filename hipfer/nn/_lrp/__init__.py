@@ -11,6 +11,7 @@ from __future__ import annotations
 from ... import matmul, reshape
 from .._common import fused, tensor
 from .._conv import _window, col2im_add
+from . import ops
 
 __all__ = ["lrp_stabilized_divide", "lrp_residual_split", "lrp_bilinear_elementwise",
            "lrp_linear", "lrp_bilinear_matmul", "lrp_softmax_rows", "lrp_rope", "lrp_conv",
@@ -21,14 +22,14 @@ def lrp_stabilized_divide(r, denom, *, eps=1e-6, gate="none"):
     """r / stab(denom) where the gate passes, else 0: gate "none" always passes,
     "positive" where denom > 0, "negative" where denom < 0 (the z+ / z- rules)."""
     ts = [tensor(r, "lrp_stabilized_divide", "r"), tensor(denom, "lrp_stabilized_divide", "denom")]
-    return fused("lrp_stabilized_divide", ts, {"gate": gate}, eps=float(eps))
+    return fused(ops.LRP_STABILIZED_DIVIDE, ts, {"gate": gate}, eps=float(eps))
 
 
 def lrp_residual_split(a, b, r, *, eps=1e-6):
     """(r_a, r_b) through y = a + b: r_a = a * (r / stab(y)), r_b = b * (r / stab(y))."""
     ts = [tensor(a, "lrp_residual_split", "a"), tensor(b, "lrp_residual_split", "b"),
           tensor(r, "lrp_residual_split", "r")]
-    return fused("lrp_residual_split", ts, eps=float(eps))
+    return fused(ops.LRP_RESIDUAL_SPLIT, ts, eps=float(eps))
 
 
 def lrp_bilinear_elementwise(a, b, r, *, eps=1e-6):
@@ -36,7 +37,7 @@ def lrp_bilinear_elementwise(a, b, r, *, eps=1e-6):
     c * r / (2c + eps*sign(c)); the two halves together carry r."""
     ts = [tensor(a, "lrp_bilinear_elementwise", "a"), tensor(b, "lrp_bilinear_elementwise", "b"),
           tensor(r, "lrp_bilinear_elementwise", "r")]
-    return fused("lrp_bilinear_elementwise", ts, eps=float(eps))
+    return fused(ops.LRP_BILINEAR_ELEMENTWISE, ts, eps=float(eps))
 
 
 def lrp_linear(x, w, r, *, z=None, eps=1e-6):
@@ -66,7 +67,7 @@ def lrp_linear(x, w, r, *, z=None, eps=1e-6):
         if z.shape != r.shape:
             raise ValueError(f"lrp_linear(): z and r shapes differ ({z.shape} and {r.shape})")
         z2 = reshape(z, r2.shape)
-    out = fused("lrp_linear", [x2, w, tensor(z2, "lrp_linear", "z"), r2], eps=float(eps))
+    out = fused(ops.LRP_LINEAR, [x2, w, tensor(z2, "lrp_linear", "z"), r2], eps=float(eps))
     return reshape(out, x.shape)
 
 
@@ -83,7 +84,7 @@ def lrp_bilinear_matmul(a, b, r, *, o=None, trans_b=False, eps=1e-6):
         except (TypeError, ValueError):
             o = r  # the op's rules name the problem
     o = tensor(o, "lrp_bilinear_matmul", "o")
-    return fused("lrp_bilinear_matmul", [a, b, o, r], {"trans_b": bool(trans_b)}, eps=float(eps))
+    return fused(ops.LRP_BILINEAR_MATMUL, [a, b, o, r], {"trans_b": bool(trans_b)}, eps=float(eps))
 
 
 def lrp_softmax_rows(x, y, r):
@@ -91,7 +92,7 @@ def lrp_softmax_rows(x, y, r):
     r_in = x * (r - y * sum(r)) per row (the sum in a fixed order)."""
     ts = [tensor(x, "lrp_softmax_rows"), tensor(y, "lrp_softmax_rows", "y"),
           tensor(r, "lrp_softmax_rows", "r")]
-    return fused("lrp_softmax_rows", ts)
+    return fused(ops.LRP_SOFTMAX_ROWS, ts)
 
 
 def lrp_rope(x, cos, sin, r, *, eps=1e-6):
@@ -103,7 +104,7 @@ def lrp_rope(x, cos, sin, r, *, eps=1e-6):
     conservative per pair (r_in0 + r_in1 = r0 + r1 when eps = 0)."""
     ts = [tensor(x, "lrp_rope"), tensor(cos, "lrp_rope", "cos"), tensor(sin, "lrp_rope", "sin"),
           tensor(r, "lrp_rope", "r")]
-    return fused("lrp_rope", ts, eps=float(eps))
+    return fused(ops.LRP_ROPE, ts, eps=float(eps))
 
 
 def lrp_conv(patches, w, z, r, x_shape, kernel_size, *, stride=1, padding=0, dilation=1,
@@ -123,7 +124,7 @@ def lrp_conv(patches, w, z, r, x_shape, kernel_size, *, stride=1, padding=0, dil
                              f"got shape {t.shape}")
     z = reshape(z, z.shape[:2] + (-1,)) if z.ndim == 4 else z
     r = reshape(r, r.shape[:2] + (-1,)) if r.ndim == 4 else r
-    rp = fused("lrp_conv", [p, w, tensor(z, "lrp_conv", "z"), tensor(r, "lrp_conv", "r")],
+    rp = fused(ops.LRP_CONV, [p, w, tensor(z, "lrp_conv", "z"), tensor(r, "lrp_conv", "r")],
                eps=float(eps))
     return col2im_add(rp, x_shape, kernel_size, stride=stride, padding=padding, dilation=dilation)
 
@@ -134,5 +135,5 @@ def lrp_avg_pool(x, r, kernel_size, *, stride=None, padding=0, eps=1e-6):
     holding it (padding contributes nothing), summed in tap order (a gather, no atomics).
     The divisor of the mean cancels, so count_include_pad does not matter."""
     ts = [tensor(x, "lrp_avg_pool"), tensor(r, "lrp_avg_pool", "r")]
-    return fused("lrp_avg_pool", ts, _window("lrp_avg_pool", kernel_size, stride, padding),
+    return fused(ops.LRP_AVG_POOL, ts, _window("lrp_avg_pool", kernel_size, stride, padding),
                  eps=float(eps))

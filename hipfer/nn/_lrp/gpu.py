@@ -14,8 +14,9 @@ import cupy
 import numpy as np
 
 from ...backends.cupy._engine import BLOCK, get_kernels, grid_for, struct_arg
+from ...prims.fused_ops import makers
 from .._conv.ops import geometry
-from . import kernels as K
+from . import kernels as K, ops
 from .ops import eps_scalar, gate_of
 
 WHOLE_BLOCK_ROW = 1024  # rows this long take a block each in lrp_softmax_rows, else 32 lanes
@@ -177,9 +178,10 @@ def _avg_pool(desc, dtypes, shapes, outs):
     return run
 
 
-MAKERS = {"lrp_stabilized_divide": _stabilized_divide,
-          "lrp_residual_split": _elementwise(K.residual_split_expr),
-          "lrp_bilinear_elementwise": _elementwise(K.bilinear_elementwise_expr),
-          "lrp_linear": _linear, "lrp_bilinear_matmul": _bilinear_matmul,
-          "lrp_softmax_rows": _softmax_rows, "lrp_rope": _rope, "lrp_conv": _conv,
-          "lrp_avg_pool": _avg_pool}
+MAKERS = makers(ops.OPS, {
+    ops.LRP_STABILIZED_DIVIDE: _stabilized_divide,
+    ops.LRP_RESIDUAL_SPLIT: _elementwise(K.residual_split_expr),
+    ops.LRP_BILINEAR_ELEMENTWISE: _elementwise(K.bilinear_elementwise_expr),
+    ops.LRP_LINEAR: _linear, ops.LRP_BILINEAR_MATMUL: _bilinear_matmul,
+    ops.LRP_SOFTMAX_ROWS: _softmax_rows, ops.LRP_ROPE: _rope, ops.LRP_CONV: _conv,
+    ops.LRP_AVG_POOL: _avg_pool})

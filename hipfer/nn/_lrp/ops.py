@@ -153,31 +153,42 @@ def _probe_pool(desc):
 
 _EPS = {"eps": 1e-6}
 
-OPS = (
-    FusedOpDef("lrp_stabilized_divide", 2, _stabilized_divide, lambda desc: ((1,), (1,)), _EPS,
-               "r, denom -> out = r / stab(denom) where the gate passes (none: always; "
-               "positive: denom > 0; negative: denom < 0), else 0"),
-    FusedOpDef("lrp_residual_split", 3, _residual_split, lambda desc: ((1,),) * 3, _EPS,
-               "y = a + b: r_a = a * (r / stab(y)), r_b = b * (r / stab(y))"),
-    FusedOpDef("lrp_bilinear_elementwise", 3, _bilinear_elementwise,
-               lambda desc: ((1,),) * 3, _EPS,
-               "c = a * b: r_out = c * (r / (2c + eps*sign(c))), the relevance of a and of b"),
-    FusedOpDef("lrp_linear", 4, _linear, lambda desc: ((1, 1), (1, 1), (1, 1), (1, 1)), _EPS,
-               "x (N, I), w (I, J), z = x @ w (+ bias) (N, J), r (N, J): "
-               "r_in = x * ((r / stab(z)) @ w.T)"),
-    FusedOpDef("lrp_bilinear_matmul", 4, _bilinear_matmul,
-               lambda desc: ((1, 1), (1, 1), (1, 1), (1, 1)), _EPS,
-               "O = A @ B (B stored (..., N, K) with trans_b): S = R / (2 stab(O)), "
-               "R_A = A * (S @ B^T), R_B = B * (A^T @ S)"),
-    FusedOpDef("lrp_softmax_rows", 3, _softmax_rows, lambda desc: ((1,),) * 3, {},
-               "x, y = softmax(x), r (..., n): r_in = x * (r - y * sum(r)) per row"),
-    FusedOpDef("lrp_rope", 4, _rope, lambda desc: ((1, 2), (1, 1), (1, 1), (1, 2)), _EPS,
-               "epsilon rule on each pair's 2x2 rotation (rope's layout): "
-               "r_in[2i] = x[2i] (c q0 + s q1), r_in[2i+1] = x[2i+1] (c q1 - s q0)"),
-    FusedOpDef("lrp_conv", 4, _conv, lambda desc: ((1, 1, 1), (1, 1), (1, 1, 1), (1, 1, 1)), _EPS,
-               "patches P (N, CK, L), w (Cout, CK), z, r (N, Cout, L): "
-               "R_P = P * (w^T @ (r / stab(z)))"),
-    FusedOpDef("lrp_avg_pool", 2, _avg_pool, _probe_pool, _EPS,
-               "x (N, C, H, W), r (N, C, oh, ow): r_in = x * sum over the windows holding "
-               "it of r / stab(window sum of x)"),
-)
+LRP_STABILIZED_DIVIDE = FusedOpDef(
+    "lrp_stabilized_divide", 2, _stabilized_divide, lambda desc: ((1,), (1,)), _EPS,
+    "r, denom -> out = r / stab(denom) where the gate passes (none: always; "
+    "positive: denom > 0; negative: denom < 0), else 0")
+LRP_RESIDUAL_SPLIT = FusedOpDef(
+    "lrp_residual_split", 3, _residual_split, lambda desc: ((1,),) * 3, _EPS,
+    "y = a + b: r_a = a * (r / stab(y)), r_b = b * (r / stab(y))")
+LRP_BILINEAR_ELEMENTWISE = FusedOpDef(
+    "lrp_bilinear_elementwise", 3, _bilinear_elementwise,
+    lambda desc: ((1,),) * 3, _EPS,
+    "c = a * b: r_out = c * (r / (2c + eps*sign(c))), the relevance of a and of b")
+LRP_LINEAR = FusedOpDef(
+    "lrp_linear", 4, _linear, lambda desc: ((1, 1), (1, 1), (1, 1), (1, 1)), _EPS,
+    "x (N, I), w (I, J), z = x @ w (+ bias) (N, J), r (N, J): "
+    "r_in = x * ((r / stab(z)) @ w.T)")
+LRP_BILINEAR_MATMUL = FusedOpDef(
+    "lrp_bilinear_matmul", 4, _bilinear_matmul,
+    lambda desc: ((1, 1), (1, 1), (1, 1), (1, 1)), _EPS,
+    "O = A @ B (B stored (..., N, K) with trans_b): S = R / (2 stab(O)), "
+    "R_A = A * (S @ B^T), R_B = B * (A^T @ S)")
+LRP_SOFTMAX_ROWS = FusedOpDef(
+    "lrp_softmax_rows", 3, _softmax_rows, lambda desc: ((1,),) * 3, {},
+    "x, y = softmax(x), r (..., n): r_in = x * (r - y * sum(r)) per row")
+LRP_ROPE = FusedOpDef(
+    "lrp_rope", 4, _rope, lambda desc: ((1, 2), (1, 1), (1, 1), (1, 2)), _EPS,
+    "epsilon rule on each pair's 2x2 rotation (rope's layout): "
+    "r_in[2i] = x[2i] (c q0 + s q1), r_in[2i+1] = x[2i+1] (c q1 - s q0)")
+LRP_CONV = FusedOpDef(
+    "lrp_conv", 4, _conv, lambda desc: ((1, 1, 1), (1, 1), (1, 1, 1), (1, 1, 1)), _EPS,
+    "patches P (N, CK, L), w (Cout, CK), z, r (N, Cout, L): "
+    "R_P = P * (w^T @ (r / stab(z)))")
+LRP_AVG_POOL = FusedOpDef(
+    "lrp_avg_pool", 2, _avg_pool, _probe_pool, _EPS,
+    "x (N, C, H, W), r (N, C, oh, ow): r_in = x * sum over the windows holding "
+    "it of r / stab(window sum of x)")
+
+#: every row of this topic (the op table loads it; MAKERS cover exactly these)
+OPS = (LRP_STABILIZED_DIVIDE, LRP_RESIDUAL_SPLIT, LRP_BILINEAR_ELEMENTWISE, LRP_LINEAR,
+       LRP_BILINEAR_MATMUL, LRP_SOFTMAX_ROWS, LRP_ROPE, LRP_CONV, LRP_AVG_POOL)

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...prims.fused_ops import makers
 from .._conv.ops import geometry
 from .._conv.reference import _padded, _taps
+from . import ops
 from .ops import eps_scalar, gate_of
 
 
@@ -125,7 +127,8 @@ def _avg_pool(desc, dtypes, shapes, outs):
     return run
 
 
-MAKERS = {"lrp_stabilized_divide": _stabilized_divide, "lrp_residual_split": _residual_split,
-          "lrp_bilinear_elementwise": _bilinear_elementwise, "lrp_linear": _linear,
-          "lrp_bilinear_matmul": _bilinear_matmul, "lrp_softmax_rows": _softmax_rows,
-          "lrp_rope": _rope, "lrp_conv": _conv, "lrp_avg_pool": _avg_pool}
+MAKERS = makers(ops.OPS, {
+    ops.LRP_STABILIZED_DIVIDE: _stabilized_divide, ops.LRP_RESIDUAL_SPLIT: _residual_split,
+    ops.LRP_BILINEAR_ELEMENTWISE: _bilinear_elementwise, ops.LRP_LINEAR: _linear,
+    ops.LRP_BILINEAR_MATMUL: _bilinear_matmul, ops.LRP_SOFTMAX_ROWS: _softmax_rows,
+    ops.LRP_ROPE: _rope, ops.LRP_CONV: _conv, ops.LRP_AVG_POOL: _avg_pool})

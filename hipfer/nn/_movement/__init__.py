@@ -5,6 +5,7 @@ import operator
 
 from ..._creation import zeros
 from .._common import fused, tensor, writable
+from . import ops
 
 __all__ = ["rope", "permute_0213", "copy_2d", "gather_rows", "scatter_add_rows", "top_k_rows"]
 
@@ -28,14 +29,14 @@ def rope(x, cos, sin, *, inverse=False):
     inverse=True turns by the opposite angle: it undoes rope (up to rounding) and is its
     gradient. head_dim must be even."""
     ts = [tensor(x, "rope"), tensor(cos, "rope", "cos"), tensor(sin, "rope", "sin")]
-    return fused("rope", ts, {"inverse": bool(inverse)})
+    return fused(ops.ROPE, ts, {"inverse": bool(inverse)})
 
 
 def permute_0213(x):
     """(A, B, C, D) -> (A, C, B, D), C-contiguous: the attention head split
     (batch, seq, heads, head_dim) -> (batch, heads, seq, head_dim) and, applied again,
     the merge back."""
-    return fused("permute_0213", [tensor(x, "permute_0213")])
+    return fused(ops.PERMUTE_0213, [tensor(x, "permute_0213")])
 
 
 def copy_2d(src, dst, *, rows, cols, src_offset=0, src_stride=None, dst_offset=0,
@@ -56,13 +57,14 @@ def copy_2d(src, dst, *, rows, cols, src_offset=0, src_stride=None, dst_offset=0
               "dst_offset": _int(dst_offset, name, "dst_offset"),
               "dst_stride": cols if dst_stride is None else _int(dst_stride, name, "dst_stride")}
     dst = writable(dst, name, "dst")
-    return fused(name, [tensor(src, name, "src"), dst], params, out=dst)
+    return fused(ops.COPY_2D, [tensor(src, name, "src"), dst], params, out=dst)
 
 
 def gather_rows(x, index):
     """x[index] along the first axis: x (n, ...), index int64 (m,) -> (m, ...). An index
     outside [0, n) (negative ones too) raises IndexError."""
-    return fused("gather_rows", [tensor(x, "gather_rows"), tensor(index, "gather_rows", "index")])
+    return fused(ops.GATHER_ROWS, [tensor(x, "gather_rows"),
+                                   tensor(index, "gather_rows", "index")])
 
 
 def scatter_add_rows(src, index, n=None, *, out=None):
@@ -84,7 +86,7 @@ def scatter_add_rows(src, index, n=None, *, out=None):
         out = writable(out, name, "out")
         if n is not None and _int(n, name, "n") != out.shape[0]:
             raise ValueError(f"{name}(): n = {n} but out has {out.shape[0]} rows")
-    return fused(name, [src, index, out], out=out)
+    return fused(ops.SCATTER_ADD_ROWS, [src, index, out], out=out)
 
 
 def top_k_rows(x, k, *, largest=True):
@@ -94,4 +96,4 @@ def top_k_rows(x, k, *, largest=True):
     the lower index first. Every backend gives the same bits. 0 <= k <= cols, else
     ValueError."""
     params = {"k": _int(k, "top_k_rows", "k"), "largest": bool(largest)}
-    return fused("top_k_rows", [tensor(x, "top_k_rows")], params)
+    return fused(ops.TOP_K_ROWS, [tensor(x, "top_k_rows")], params)

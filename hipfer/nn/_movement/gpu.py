@@ -21,7 +21,8 @@ from ...backends.cupy import sort
 from ...backends.cupy._engine import BLOCK, error_flag, get_kernels, grid_for
 from ...kernels import radix
 from ...prims import descriptors as d
-from . import kernels as K
+from ...prims.fused_ops import makers
+from . import kernels as K, ops
 from .ops import bad_row, copy_2d_geometry, overlap_error, spans_overlap, top_k_params
 
 _compiled: dict = {}
@@ -97,7 +98,7 @@ def _copy_2d(desc, dtypes, shapes, outs):
     def run(inputs, out):
         src = inputs[0]
         if spans_overlap(src.data.ptr, out.data.ptr, item, geometry):
-            raise overlap_error("copy_2d")
+            raise overlap_error(desc.op)
         if not rows or not cols:
             return
         unit = _unit(src.data.ptr, out.data.ptr, *geo_bytes)
@@ -129,7 +130,7 @@ def _gather_rows(desc, dtypes, shapes, outs):
         _kernel(K.gather_rows_expr(unit))(
             (grid_for(m << g),), (BLOCK,),
             (x, idx, out, np.int64(m), np.int64(n), np.int64(row // unit), np.int32(g)))
-        flag.wait_read(read, lambda pos: bad_row("gather_rows", int(idx[pos]), n))
+        flag.wait_read(read, lambda pos: bad_row(desc.op, int(idx[pos]), n))
     return run
 
 
@@ -157,7 +158,7 @@ def _scatter_add_rows(desc, dtypes, shapes, outs):
         steps, _, perm, runs = radix.launches(plan, idx, n, flag.buf, ws.data.ptr)
         for expr, blocks, threads, args in steps if row else steps[:1]:  # [:1]: the check
             _kernel(expr)((blocks,), (threads,), args)
-        flag.check(lambda pos: bad_row("scatter_add_rows", int(idx[pos]), n))
+        flag.check(lambda pos: bad_row(desc.op, int(idx[pos]), n))
         if row:
             vec = _unit(row * dt.itemsize, src.data.ptr, out.data.ptr) // dt.itemsize
             add, grid, tail = adds[vec]
@@ -197,6 +198,7 @@ def _top_k_rows(desc, dtypes, shapes, outs):
     return run
 
 
-MAKERS = {"rope": _rope, "permute_0213": _permute_0213, "copy_2d": _copy_2d,
-          "gather_rows": _gather_rows, "scatter_add_rows": _scatter_add_rows,
-          "top_k_rows": _top_k_rows}
+MAKERS = makers(ops.OPS, {
+    ops.ROPE: _rope, ops.PERMUTE_0213: _permute_0213, ops.COPY_2D: _copy_2d,
+    ops.GATHER_ROWS: _gather_rows, ops.SCATTER_ADD_ROWS: _scatter_add_rows,
+    ops.TOP_K_ROWS: _top_k_rows})

@@ -172,22 +172,29 @@ def _top_k_rows(desc, dtypes, shapes):
     out = tuple(x[:-1]) + (k,)
     return ((out, dt), (out, INDEX))
 
-OPS = (
-    FusedOpDef("rope", 3, _rope, lambda desc: ((1, 2), (1, 1), (1, 1)), {},
-               "rotary embedding of interleaved pairs (x[2i], x[2i+1]); inverse=True "
-               "rotates back"),
-    FusedOpDef("permute_0213", 1, _permute_0213, lambda desc: ((1, 1, 1, 1),), {},
-               "(A, B, C, D) -> (A, C, B, D), C-contiguous"),
-    FusedOpDef("copy_2d", 2, _copy_2d, _copy_2d_probe, {},
-               "copy a rows x cols block between strided rows of flat src and dst (in "
-               "place on dst)"),
-    FusedOpDef("gather_rows", 2, _gather_rows, lambda desc: ((1, 1), (1,)), {},
-               "x[index] along the first axis; out-of-range index -> IndexError"),
-    FusedOpDef("scatter_add_rows", 3, _scatter_add_rows,
-               lambda desc: ((1, 1), (1,), (1, 1)), {},
-               "out[index[i]] += src[i] in place on out, in increasing i (deterministic)"),
-    FusedOpDef("top_k_rows", 1, _top_k_rows,
-               lambda desc: ((max(top_k_params(desc)[0], 1),),), {},
-               "k largest/smallest per row, rank order; NaN above every number, ties to "
-               "the lower index"),
-)
+ROPE = FusedOpDef(
+    "rope", 3, _rope, lambda desc: ((1, 2), (1, 1), (1, 1)), {},
+    "rotary embedding of interleaved pairs (x[2i], x[2i+1]); inverse=True "
+    "rotates back")
+PERMUTE_0213 = FusedOpDef(
+    "permute_0213", 1, _permute_0213, lambda desc: ((1, 1, 1, 1),), {},
+    "(A, B, C, D) -> (A, C, B, D), C-contiguous")
+COPY_2D = FusedOpDef(
+    "copy_2d", 2, _copy_2d, _copy_2d_probe, {},
+    "copy a rows x cols block between strided rows of flat src and dst (in "
+    "place on dst)")
+GATHER_ROWS = FusedOpDef(
+    "gather_rows", 2, _gather_rows, lambda desc: ((1, 1), (1,)), {},
+    "x[index] along the first axis; out-of-range index -> IndexError")
+SCATTER_ADD_ROWS = FusedOpDef(
+    "scatter_add_rows", 3, _scatter_add_rows,
+    lambda desc: ((1, 1), (1,), (1, 1)), {},
+    "out[index[i]] += src[i] in place on out, in increasing i (deterministic)")
+TOP_K_ROWS = FusedOpDef(
+    "top_k_rows", 1, _top_k_rows,
+    lambda desc: ((max(top_k_params(desc)[0], 1),),), {},
+    "k largest/smallest per row, rank order; NaN above every number, ties to "
+    "the lower index")
+
+#: every row of this topic (the op table loads it; MAKERS cover exactly these)
+OPS = (ROPE, PERMUTE_0213, COPY_2D, GATHER_ROWS, SCATTER_ADD_ROWS, TOP_K_ROWS)

@@ -4,6 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...backends.numpy.sort import argsort
+from ...prims.fused_ops import makers
+from . import ops
 from .ops import bad_row, copy_2d_geometry, overlap_error, spans_overlap, top_k_params
 
 
@@ -52,7 +54,7 @@ def _copy_2d(desc, dtypes, shapes, outs):
     def run(inputs, out):
         src = inputs[0]
         if spans_overlap(_address(src), _address(out), src.itemsize, geometry):
-            raise overlap_error("copy_2d")
+            raise overlap_error(desc.op)
         if rows and cols:
             np.copyto(block(out, do, ds), block(src, so, ss))
     return run
@@ -63,7 +65,7 @@ def _gather_rows(desc, dtypes, shapes, outs):
 
     def run(inputs, out):
         x, idx = inputs
-        check_rows("gather_rows", idx, n)
+        check_rows(desc.op, idx, n)
         np.take(x, idx, axis=0, out=out)
     return run
 
@@ -73,7 +75,7 @@ def _scatter_add_rows(desc, dtypes, shapes, outs):
 
     def run(inputs, out):
         src, idx, _ = inputs
-        check_rows("scatter_add_rows", idx, n)
+        check_rows(desc.op, idx, n)
         np.add.at(out, idx, src)  # unbuffered, in increasing i: the order the GPU repeats
     return run
 
@@ -91,6 +93,7 @@ def _top_k_rows(desc, dtypes, shapes, outs):
     return run
 
 
-MAKERS = {"rope": _rope, "permute_0213": _permute_0213, "copy_2d": _copy_2d,
-          "gather_rows": _gather_rows, "scatter_add_rows": _scatter_add_rows,
-          "top_k_rows": _top_k_rows}
+MAKERS = makers(ops.OPS, {
+    ops.ROPE: _rope, ops.PERMUTE_0213: _permute_0213, ops.COPY_2D: _copy_2d,
+    ops.GATHER_ROWS: _gather_rows, ops.SCATTER_ADD_ROWS: _scatter_add_rows,
+    ops.TOP_K_ROWS: _top_k_rows})

@@ -7,7 +7,8 @@ import cupy
 import numpy as np
 
 from ...backends.cupy._engine import device_props, function_handle, get_kernels
-from . import kernels as K
+from ...prims.fused_ops import makers
+from . import kernels as K, ops
 from .ops import eps_value
 
 I32, I64 = np.int32, np.int64
@@ -104,7 +105,7 @@ class _Rows:
 
 
 def _softmax_rows(desc, dtypes, shapes, outs):
-    rows = _Rows("softmax_rows", outs[0][1], shapes[0])
+    rows = _Rows(desc.op, outs[0][1], shapes[0])
 
     def run(inputs, out):
         rows((inputs[0], out), (inputs[0], out))
@@ -112,7 +113,7 @@ def _softmax_rows(desc, dtypes, shapes, outs):
 
 
 def _logsumexp_rows(desc, dtypes, shapes, outs):
-    rows = _Rows("logsumexp_rows", outs[0][1], shapes[0])
+    rows = _Rows(desc.op, outs[0][1], shapes[0])
 
     def run(inputs, out):
         rows((inputs[0], out), (inputs[0],))
@@ -120,7 +121,7 @@ def _logsumexp_rows(desc, dtypes, shapes, outs):
 
 
 def _softmax_rows_backward(desc, dtypes, shapes, outs):
-    rows = _Rows("softmax_rows_backward", outs[0][1], shapes[0])
+    rows = _Rows(desc.op, outs[0][1], shapes[0])
 
     def run(inputs, out):
         rows((*inputs, out), (*inputs, out))
@@ -129,7 +130,7 @@ def _softmax_rows_backward(desc, dtypes, shapes, outs):
 
 def _layer_norm(desc, dtypes, shapes, outs):
     dt = outs[0][1]
-    rows = _Rows("layer_norm", dt, shapes[0])
+    rows = _Rows(desc.op, dt, shapes[0])
 
     def run(inputs, out, eps=1e-5):
         eps = dt.type(eps_value(desc, eps))
@@ -138,7 +139,7 @@ def _layer_norm(desc, dtypes, shapes, outs):
 
 
 def _layer_norm_backward(desc, dtypes, shapes, outs):
-    rows = _Rows("layer_norm_backward", outs[0][1], shapes[0])
+    rows = _Rows(desc.op, outs[0][1], shapes[0])
 
     def run(inputs, out):
         grad, xhat, std, gamma = inputs
@@ -149,7 +150,7 @@ def _layer_norm_backward(desc, dtypes, shapes, outs):
 
 def _rms_norm(desc, dtypes, shapes, outs):
     dt = outs[0][1]
-    rows = _Rows("rms_norm", dt, shapes[0])
+    rows = _Rows(desc.op, dt, shapes[0])
 
     def run(inputs, out, eps=1e-6):
         eps = dt.type(eps_value(desc, eps))
@@ -158,7 +159,7 @@ def _rms_norm(desc, dtypes, shapes, outs):
 
 
 def _rms_norm_backward(desc, dtypes, shapes, outs):
-    rows = _Rows("rms_norm_backward", outs[0][1], shapes[0])
+    rows = _Rows(desc.op, outs[0][1], shapes[0])
 
     def run(inputs, out):
         grad, x, rms, gamma = inputs
@@ -167,12 +168,8 @@ def _rms_norm_backward(desc, dtypes, shapes, outs):
     return run
 
 
-MAKERS = {
-    "softmax_rows": _softmax_rows,
-    "softmax_rows_backward": _softmax_rows_backward,
-    "logsumexp_rows": _logsumexp_rows,
-    "layer_norm": _layer_norm,
-    "layer_norm_backward": _layer_norm_backward,
-    "rms_norm": _rms_norm,
-    "rms_norm_backward": _rms_norm_backward,
-}
+MAKERS = makers(ops.OPS, {
+    ops.SOFTMAX_ROWS: _softmax_rows, ops.SOFTMAX_ROWS_BACKWARD: _softmax_rows_backward,
+    ops.LOGSUMEXP_ROWS: _logsumexp_rows, ops.LAYER_NORM: _layer_norm,
+    ops.LAYER_NORM_BACKWARD: _layer_norm_backward, ops.RMS_NORM: _rms_norm,
+    ops.RMS_NORM_BACKWARD: _rms_norm_backward})

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...prims.fused_ops import makers
+from . import ops
 from .ops import eps_value
 
 
@@ -107,12 +109,8 @@ def _rms_norm_backward(desc, dtypes, shapes, outs):
     return run
 
 
-MAKERS = {
-    "softmax_rows": _softmax_rows,
-    "softmax_rows_backward": _softmax_rows_backward,
-    "logsumexp_rows": _logsumexp_rows,
-    "layer_norm": _layer_norm,
-    "layer_norm_backward": _layer_norm_backward,
-    "rms_norm": _rms_norm,
-    "rms_norm_backward": _rms_norm_backward,
-}
+MAKERS = makers(ops.OPS, {
+    ops.SOFTMAX_ROWS: _softmax_rows, ops.SOFTMAX_ROWS_BACKWARD: _softmax_rows_backward,
+    ops.LOGSUMEXP_ROWS: _logsumexp_rows, ops.LAYER_NORM: _layer_norm,
+    ops.LAYER_NORM_BACKWARD: _layer_norm_backward, ops.RMS_NORM: _rms_norm,
+    ops.RMS_NORM_BACKWARD: _rms_norm_backward})

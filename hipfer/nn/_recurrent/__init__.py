@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ... import _creation
 from .._common import fused, tensor
+from . import ops
 
 __all__ = ["lstm_cell", "lstm_cell_backward", "gru_cell", "gru_cell_backward",
            "gru_lrp_prev", "selective_scan", "selective_scan_backward", "wkv",
@@ -24,14 +25,14 @@ def lstm_cell(gates, c_prev):
     order (i, f, g, o), c_prev (N, H). Returns (h, c, acts): c = f * c_prev + i * g,
     h = o * tanh(c), acts (N, 4H) = (sigmoid(i), sigmoid(f), tanh(g), sigmoid(o)), what
     lstm_cell_backward needs."""
-    return fused("lstm_cell", _tensors("lstm_cell", gates=gates, c_prev=c_prev))
+    return fused(ops.LSTM_CELL, _tensors("lstm_cell", gates=gates, c_prev=c_prev))
 
 
 def lstm_cell_backward(acts, c_prev, dh, dc):
     """lstm_cell's gradients from dh, dc (N, H) (dc: the gradient reaching c from the next
     step; zeros at the last): returns (dgates (N, 4H), dc_prev (N, H))."""
-    return fused("lstm_cell_backward", _tensors("lstm_cell_backward", acts=acts,
-                                                c_prev=c_prev, dh=dh, dc=dc))
+    return fused(ops.LSTM_CELL_BACKWARD, _tensors("lstm_cell_backward", acts=acts,
+                                                  c_prev=c_prev, dh=dh, dc=dc))
 
 
 def gru_cell(x_pre, h_pre, h_prev):
@@ -39,22 +40,22 @@ def gru_cell(x_pre, h_pre, h_prev):
     h_pre = h_prev @ W_hh + b_hh, both (N, 3H) in the order (r, z, n); h_prev (N, H).
     r = sigmoid(xr + hr), z = sigmoid(xz + hz), n = tanh(xn + r * hn),
     h = (1 - z) * n + z * h_prev. Returns (h, acts) with acts (N, 4H) = (r, z, n, hn)."""
-    return fused("gru_cell", _tensors("gru_cell", x_pre=x_pre, h_pre=h_pre, h_prev=h_prev))
+    return fused(ops.GRU_CELL, _tensors("gru_cell", x_pre=x_pre, h_pre=h_pre, h_prev=h_prev))
 
 
 def gru_cell_backward(acts, h_prev, dh):
     """gru_cell's gradients from dh (N, H): returns (dx_pre (N, 3H), dh_pre (N, 3H),
     dh_prev (N, H)); dh_prev is the direct z * h_prev path only (add dh_pre @ W_hh.T)."""
-    return fused("gru_cell_backward", _tensors("gru_cell_backward", acts=acts,
-                                               h_prev=h_prev, dh=dh))
+    return fused(ops.GRU_CELL_BACKWARD, _tensors("gru_cell_backward", acts=acts,
+                                                 h_prev=h_prev, dh=dh))
 
 
 def gru_lrp_prev(acts, h_prev, relevance, *, eps=1e-6):
     """GRU's recurrent LRP term, the epsilon rule through the z * h_prev path:
     R_prev = z * h_prev / (h + eps * sign(h)) * R_h with sign(0) = +1 and h recomputed
     from acts and h_prev. relevance: R_h (N, H). Returns R_prev (N, H)."""
-    return fused("gru_lrp_prev", _tensors("gru_lrp_prev", acts=acts, h_prev=h_prev,
-                                          relevance=relevance), eps=float(eps))
+    return fused(ops.GRU_LRP_PREV, _tensors("gru_lrp_prev", acts=acts, h_prev=h_prev,
+                                            relevance=relevance), eps=float(eps))
 
 
 def _skip(name, x, D_skip):
@@ -69,16 +70,17 @@ def selective_scan(x, delta, A, Bm, C, D_skip=None):
     x, delta (B, L, D), A (D, N), Bm, C (B, L, N), D_skip (D,) or None. Per (b, d, n):
     h_t = exp(delta_t A) h_{t-1} + (delta_t x_t) Bm_t, y_t = sum_n C_t h_t + D_skip x_t.
     Returns y (B, L, D). Gate outside: y * silu(z)."""
-    ops = _tensors("selective_scan", x=x, delta=delta, A=A, Bm=Bm, C=C)
-    return fused("selective_scan", ops + [_skip("selective_scan", ops[0], D_skip)])
+    xs = _tensors("selective_scan", x=x, delta=delta, A=A, Bm=Bm, C=C)
+    return fused(ops.SELECTIVE_SCAN, xs + [_skip("selective_scan", xs[0], D_skip)])
 
 
 def selective_scan_backward(x, delta, A, Bm, C, D_skip, dy):
     """selective_scan's gradients from dy (B, L, D): returns (dx, ddelta, dA, dBm, dC,
     dD_skip); dD_skip is None when D_skip is None."""
     name = "selective_scan_backward"
-    ops = _tensors(name, x=x, delta=delta, A=A, Bm=Bm, C=C)
-    res = fused(name, ops + [_skip(name, ops[0], D_skip), tensor(dy, name, "dy")])
+    xs = _tensors(name, x=x, delta=delta, A=A, Bm=Bm, C=C)
+    res = fused(ops.SELECTIVE_SCAN_BACKWARD,
+                xs + [_skip(name, xs[0], D_skip), tensor(dy, name, "dy")])
     return res[:5] + (None if D_skip is None else res[5],)
 
 
@@ -87,22 +89,22 @@ def wkv(w, u, k, v):
     wkv_t = (a_{t-1} + e^{u + k_t} v_t) / (b_{t-1} + e^{u + k_t}),
     a_t = e^{-e^w} a_{t-1} + e^{k_t} v_t, b_t = e^{-e^w} b_{t-1} + e^{k_t}, a_0 = b_0 = 0,
     computed with a running max exponent (the official kernel's stable form)."""
-    return fused("wkv", _tensors("wkv", w=w, u=u, k=k, v=v))
+    return fused(ops.WKV, _tensors("wkv", w=w, u=u, k=k, v=v))
 
 
 def wkv_backward(w, u, k, v, dy):
     """wkv's gradients from dy (B, L, C): returns (dw, du (C,), dk, dv (B, L, C))."""
-    return fused("wkv_backward", _tensors("wkv_backward", w=w, u=u, k=k, v=v, dy=dy))
+    return fused(ops.WKV_BACKWARD, _tensors("wkv_backward", w=w, u=u, k=k, v=v, dy=dy))
 
 
 def retention(q, k, v, gamma):
     """RetNet's recurrent retention: q, k (B, L, Dk), v (B, L, Dv), gamma (B,) (one decay
     per head: fold heads into B). S_t = gamma S_{t-1} + k_t^T v_t, o_t = q_t S_t.
     Returns o (B, L, Dv)."""
-    return fused("retention", _tensors("retention", q=q, k=k, v=v, gamma=gamma))
+    return fused(ops.RETENTION, _tensors("retention", q=q, k=k, v=v, gamma=gamma))
 
 
 def retention_backward(q, k, v, gamma, do):
     """retention's gradients from do (B, L, Dv): returns (dq, dk, dv, dgamma (B,))."""
-    return fused("retention_backward", _tensors("retention_backward", q=q, k=k, v=v,
-                                                gamma=gamma, do=do))
+    return fused(ops.RETENTION_BACKWARD, _tensors("retention_backward", q=q, k=k, v=v,
+                                                  gamma=gamma, do=do))

@@ -10,8 +10,9 @@ import cupy
 import numpy as np
 
 from ...backends.cupy._engine import BLOCK, get_kernels, grid_for
-from .._blas import gpu as fused_blas
-from . import kernels as K
+from ...prims.fused_ops import makers
+from .._blas import gpu as blas_gpu, ops as blas_ops
+from . import kernels as K, ops
 from .ops import lrp_eps
 
 # Threads per block of a scan: each runs a whole sequence, so small blocks spread few
@@ -29,22 +30,25 @@ def _kernel(name: str, dt, state: int = None):
 
 def _row_sums(dt, m: int, n: int):
     """run(x, out): out (m,) = the sums of x's rows (m, n), fused_blas's fixed order."""
-    run = fused_blas.MAKERS["accumulate_rows"](None, (dt, dt), ((m, n), (m,)), (((m,), dt),))
+    make = blas_gpu.MAKERS[blas_ops.ACCUMULATE_ROWS.name]
+    run = make(None, (dt, dt), ((m, n), (m,)), (((m,), dt),))
     return lambda x, out: run((x.reshape(m, n), out.reshape(m)), out.reshape(m), beta=0.0)
 
 
 def _column_sums(dt, m: int, n: int):
     """run(x, out): out (n,) = the sums of x's columns (m, n), fused_blas's fixed order."""
-    run = fused_blas.MAKERS["column_sums"](None, (dt, dt), ((m, n), (n,)), (((n,), dt),))
+    make = blas_gpu.MAKERS[blas_ops.COLUMN_SUMS.name]
+    run = make(None, (dt, dt), ((m, n), (n,)), (((n,), dt),))
     return lambda x, out: run((x.reshape(m, n), out.reshape(n)), out.reshape(n), beta=0.0)
 
 
-def _cell(name: str, width: int):
-    """An elementwise cell kernel over (N, H), H = the first operand's columns / width."""
+def _cell(width: int):
+    """The op's own elementwise cell kernel (kernels.py names it after the op) over (N, H),
+    H = the first operand's columns / width."""
     def make(desc, dtypes, shapes, outs):
         dt = outs[0][1]
         n, hid = shapes[0][0], shapes[0][1] // width
-        kernel = _kernel(name, dt)
+        kernel = _kernel(desc.op, dt)
         size = n * hid
 
         def run(inputs, out, **scalars):
@@ -57,7 +61,7 @@ def _cell(name: str, width: int):
 
 
 def _gru_lrp_prev(desc, dtypes, shapes, outs):
-    cell = _cell("gru_lrp_prev", 4)(desc, dtypes, shapes, outs)
+    cell = _cell(4)(desc, dtypes, shapes, outs)
 
     def run(inputs, out, eps=1e-6):
         cell(inputs, (out,), eps=lrp_eps(eps))
@@ -71,7 +75,7 @@ def _scan_grid(lanes: int):
 def _selective_scan(desc, dtypes, shapes, outs):
     dt = outs[0][1]
     (b, l, d), n = shapes[0], shapes[2][1]
-    kernel = _kernel("selective_scan", dt, n)
+    kernel = _kernel(desc.op, dt, n)
     dims = tuple(np.int64(v) for v in (b, l, d, n))
 
     def run(inputs, out):
@@ -85,7 +89,7 @@ def _selective_scan_backward(desc, dtypes, shapes, outs):
     dt = outs[0][1]
     (b, l, d), n = shapes[0], shapes[2][1]
     lanes = b * d
-    kernel = _kernel("selective_scan_backward", dt, n)
+    kernel = _kernel(desc.op, dt, n)
     dims = tuple(np.int64(v) for v in (b, l, d, n))
     sum_d = _row_sums(dt, b * l * n, d)           # dBm, dC: over the channels
     sum_b_dA, sum_b_dD = _column_sums(dt, b, d * n), _column_sums(dt, b, d)  # over the batch
@@ -108,7 +112,7 @@ def _selective_scan_backward(desc, dtypes, shapes, outs):
 def _wkv(desc, dtypes, shapes, outs):
     dt = outs[0][1]
     b, l, c = shapes[2]
-    kernel = _kernel("wkv", dt)
+    kernel = _kernel(desc.op, dt)
     dims = tuple(np.int64(v) for v in (b, l, c))
 
     def run(inputs, out):
@@ -120,7 +124,7 @@ def _wkv(desc, dtypes, shapes, outs):
 def _wkv_backward(desc, dtypes, shapes, outs):
     dt = outs[0][1]
     b, l, c = shapes[2]
-    kernel = _kernel("wkv_backward", dt)
+    kernel = _kernel(desc.op, dt)
     dims = tuple(np.int64(v) for v in (b, l, c))
     sum_b = _column_sums(dt, b, c)
 
@@ -138,7 +142,7 @@ def _wkv_backward(desc, dtypes, shapes, outs):
 def _retention(desc, dtypes, shapes, outs):
     dt = outs[0][1]
     (b, l, dk), dv = shapes[0], shapes[2][2]
-    kernel = _kernel("retention", dt, dk)
+    kernel = _kernel(desc.op, dt, dk)
     dims = tuple(np.int64(v) for v in (b, l, dk, dv))
 
     def run(inputs, out):
@@ -170,9 +174,9 @@ def _retention_backward(desc, dtypes, shapes, outs):
     return run
 
 
-MAKERS = {"lstm_cell": _cell("lstm_cell", 4), "lstm_cell_backward": _cell("lstm_cell_backward", 4),
-          "gru_cell": _cell("gru_cell", 3), "gru_cell_backward": _cell("gru_cell_backward", 4),
-          "gru_lrp_prev": _gru_lrp_prev, "selective_scan": _selective_scan,
-          "selective_scan_backward": _selective_scan_backward, "wkv": _wkv,
-          "wkv_backward": _wkv_backward, "retention": _retention,
-          "retention_backward": _retention_backward}
+MAKERS = makers(ops.OPS, {
+    ops.LSTM_CELL: _cell(4), ops.LSTM_CELL_BACKWARD: _cell(4), ops.GRU_CELL: _cell(3),
+    ops.GRU_CELL_BACKWARD: _cell(4), ops.GRU_LRP_PREV: _gru_lrp_prev,
+    ops.SELECTIVE_SCAN: _selective_scan, ops.SELECTIVE_SCAN_BACKWARD: _selective_scan_backward,
+    ops.WKV: _wkv, ops.WKV_BACKWARD: _wkv_backward, ops.RETENTION: _retention,
+    ops.RETENTION_BACKWARD: _retention_backward})

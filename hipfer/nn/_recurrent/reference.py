@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...prims.fused_ops import makers
+from . import ops
 from .ops import lrp_eps
 
 # RWKV's "minus infinity" for the running max exponent (the official kernel's MIN_VALUE)
@@ -236,9 +238,10 @@ def _retention_backward(desc, dtypes, shapes, outs):
     return run
 
 
-MAKERS = {"lstm_cell": _lstm_cell, "lstm_cell_backward": _lstm_cell_backward,
-          "gru_cell": _gru_cell, "gru_cell_backward": _gru_cell_backward,
-          "gru_lrp_prev": _gru_lrp_prev, "selective_scan": _selective_scan,
-          "selective_scan_backward": _selective_scan_backward, "wkv": _wkv,
-          "wkv_backward": _wkv_backward, "retention": _retention,
-          "retention_backward": _retention_backward}
+MAKERS = makers(ops.OPS, {
+    ops.LSTM_CELL: _lstm_cell, ops.LSTM_CELL_BACKWARD: _lstm_cell_backward,
+    ops.GRU_CELL: _gru_cell, ops.GRU_CELL_BACKWARD: _gru_cell_backward,
+    ops.GRU_LRP_PREV: _gru_lrp_prev, ops.SELECTIVE_SCAN: _selective_scan,
+    ops.SELECTIVE_SCAN_BACKWARD: _selective_scan_backward, ops.WKV: _wkv,
+    ops.WKV_BACKWARD: _wkv_backward, ops.RETENTION: _retention,
+    ops.RETENTION_BACKWARD: _retention_backward})

@@ -46,12 +46,14 @@ FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 INDEX = np.dtype(np.int64)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class FusedOpDef:
     """One fused op: infer(desc, dtypes, shapes) -> ((shape, dtype), ...) validates and
     gives the outputs; probe(desc) -> input shapes that satisfy its rules (for
     has_fused_support, which knows no shapes); runtime: the keyword arguments execute
-    takes (name -> default)."""
+    takes (name -> default). A row is its op: the one place its name is written (a
+    topic's ops.py binds it to a constant, which the reference, the GPU maker and the
+    public function use), compared and hashed by identity (a key of ``makers``)."""
     name: str
     n_inputs: int
     infer: Callable
@@ -107,6 +109,17 @@ def infer(desc, dtypes, shapes):
 
 def probe_shapes(desc) -> tuple:
     return tuple(op_def(desc.op).probe(desc))
+
+
+def makers(rows, table: dict) -> Dict[str, Callable]:
+    """A topic's MAKERS, ``{op name: make}``, from ``{row: make}``: table must give a
+    make for each of rows (the topic's OPS) and for nothing else, so that the reference
+    and the GPU maker of a topic, both built this way, cannot drift apart."""
+    missing = [r.name for r in rows if r not in table]
+    extra = [getattr(r, "name", r) for r in table if r not in rows]
+    if missing or extra:
+        raise RuntimeError(f"makers: rows without a make {missing}, makes of no row {extra}")
+    return {r.name: table[r] for r in rows}
 
 
 class Handler:
