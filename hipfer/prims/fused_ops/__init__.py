@@ -39,6 +39,8 @@ from typing import Callable, Dict, Tuple
 
 import numpy as np
 
+#: the topics of hipfer.nn, each a folder hipfer/nn/_<topic>/ (topic_package); the core
+#: finds every part of them through this list alone
 TOPICS = ("blas", "activation", "norm", "batchnorm", "movement", "conv", "lrp", "logic",
           "recurrent")
 
