@@ -4,8 +4,8 @@
     python docs/gen_nn.py --write    # rewrite it in docs/nn.md
     python docs/gen_nn.py --check    # exit 1 when docs/nn.md is stale
 
-The list sits between ``<!-- nn:begin -->`` and ``<!-- nn:end -->``: per topic, each
-public function's signature and the first paragraph of its docstring.
+The list sits between ``<!-- nn:begin -->`` and ``<!-- nn:end -->``: per topic, its
+folder and each public function's signature and the first paragraph of its docstring.
 """
 from __future__ import annotations
 
@@ -28,7 +28,9 @@ def generated() -> str:
     import hipfer.nn as nn
     out = []
     for topic, mod in nn.TOPICS.items():
-        out += [f"### {topic}", "", "| function | what it does |", "| --- | --- |"]
+        folder = mod.__name__.replace(".", "/")  # the topic's package: all of its parts
+        out += [f"### {topic}", "", f"In `{folder}/`.", "", "| function | what it does |",
+                "| --- | --- |"]
         for name in mod.__all__:
             fn = getattr(mod, name)
             sig = str(inspect.signature(fn)).replace("|", "\\|")

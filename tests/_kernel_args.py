@@ -40,16 +40,18 @@ def _stub_cupy():
 def collect() -> list:
     """[(label, value)]: every argument kind (see the module doc)."""
     from hipfer.backends.cupy import _engine as eng
-    from hipfer.backends.cupy import elementwise, fused_blas, fused_conv, fused_lrp, indexing
-    from hipfer.backends.cupy import fused_batchnorm as bn
-    from hipfer.backends.cupy import reduction, rng
+    from hipfer.backends.cupy import elementwise, indexing, reduction, rng
     from hipfer.kernels import CTYPE
-    from hipfer.kernels import fused_batchnorm as kbn
     from hipfer.kernels import indexing as kidx
     from hipfer.kernels import radix
     from hipfer.kernels import rng as krng
+    from hipfer.nn._batchnorm import gpu as bn
+    from hipfer.nn._batchnorm import kernels as kbn
+    from hipfer.nn._blas import gpu as fused_blas
+    from hipfer.nn._conv import gpu as fused_conv
+    from hipfer.nn._logic.ops import log_tiny
+    from hipfer.nn._lrp import gpu as fused_lrp
     from hipfer.prims import descriptors as d
-    from hipfer.prims.fused_ops.logic import log_tiny
 
     out = []
 

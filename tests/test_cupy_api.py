@@ -402,6 +402,11 @@ def test_unseen_chains_are_named_where_said():
         assert attr in attrs or attr in ("__enter__",), f"{rel} reads no .{attr}"
 
 
+def _gpu_code(rel: str) -> bool:
+    """Whether hipfer/<rel> is CuPy backend code: backends/cupy/ or an nn topic's gpu.py."""
+    return rel.startswith("backends/cupy/") or (rel.startswith("nn/_") and rel.endswith("/gpu.py"))
+
+
 def test_array_attributes_of_the_cupy_backend_exist_in_13_3(surface):
     """Every attribute the CuPy backend reads that a NumPy array also has (the backend's
     arrays are CuPy's: inputs, out) must be one cupy.ndarray 13.3 has; likewise every
@@ -416,7 +421,7 @@ def test_array_attributes_of_the_cupy_backend_exist_in_13_3(surface):
         for n in ast.walk(ast.parse(p.read_text())):
             if not isinstance(n, ast.Attribute):
                 continue
-            if rel.startswith("backends/cupy/") and n.attr in np_attrs \
+            if _gpu_code(rel) and n.attr in np_attrs \
                     and n.attr not in array_attrs and n.attr not in HOST_ONLY:
                 bad.append(f"{rel}:{n.lineno} .{n.attr}")
             if isinstance(n.value, ast.Attribute) and n.value.attr == "data" \
@@ -424,7 +429,7 @@ def test_array_attributes_of_the_cupy_backend_exist_in_13_3(surface):
                     and f"cupy.cuda.MemoryPointer.{n.attr}" not in surface:
                 bad.append(f"{rel}:{n.lineno} .data.{n.attr}")
             if isinstance(n.value, ast.Attribute) and n.value.attr == "flags" \
-                    and (rel.startswith("backends/cupy/") or (ast.unparse(n.value).endswith(
+                    and (_gpu_code(rel) or (ast.unparse(n.value).endswith(
                         "._data.flags") and n.attr not in HOST_ONLY_FLAGS)) \
                     and f"cupy._core.flags.Flags.{n.attr}" not in surface:
                 bad.append(f"{rel}:{n.lineno} .flags.{n.attr}")
@@ -512,9 +517,11 @@ import importlib, json, pkgutil, sys
 import cupy_api  # tools/cupy_api.py: imports with missing CUDA libraries stubbed
 import cupy
 import hipfer.backends.cupy as pkg
-mods = [m.name for m in pkgutil.iter_modules(pkg.__path__)]
+from hipfer.prims.fused_ops import TOPICS, topic_module
+mods = [f"hipfer.backends.cupy.{m.name}" for m in pkgutil.iter_modules(pkg.__path__)]
+mods += [topic_module(t, "gpu") for t in TOPICS]  # each hipfer.nn topic's GPU part
 for name in mods:
-    importlib.import_module(f"hipfer.backends.cupy.{name}")
+    importlib.import_module(name)
 def resolve(chain):
     parts = chain.split(".")
     obj = cupy_api.import_module(parts[0])
@@ -592,7 +599,8 @@ def test_cupy13_resolves_every_chain(modules):
     assert out["version"] == "13.3.0"
     # keyword arguments too, where 13.3's callable has a signature to read
     assert out["verified"] >= 10 and not out["bad_kw"], out["bad_kw"]
-    assert {"_engine", "elementwise", "linalg", "semiring", "fused_conv"} <= set(out["modules"])
+    assert {f"hipfer.backends.cupy.{m}" for m in ("_engine", "elementwise", "linalg", "semiring")
+            } | {"hipfer.nn._conv.gpu", "hipfer.nn._blas.gpu"} <= set(out["modules"])
     assert set(out["missing"]) == set(ALLOWED), (
         "unexpected: " + ", ".join(sorted(set(out["missing"]) ^ set(ALLOWED))))
     # the guard of ALLOWED: on 13.3 the kinds needing eig / eigvals say so, the rest run
@@ -753,7 +761,7 @@ def _struct_dtypes(path: Path) -> dict:
 def test_kernel_args_cover_every_struct_dtype(kernel_args):
     """Each structured dtype a backend or kernels module defines is packed above."""
     packed = {v.dtype for _, v in kernel_args["collect"] if isinstance(v, np.ndarray)}
-    defined = {f"{p.name} {name}": dt
+    defined = {f"{_rel(p)} {name}": dt
                for p in _arg_modules() for name, dt in _struct_dtypes(p).items()}
     assert len(defined) >= 7
     missing = [k for k, dt in defined.items() if dt.names and dt not in packed]
@@ -761,10 +769,17 @@ def test_kernel_args_cover_every_struct_dtype(kernel_args):
 
 
 def _arg_modules() -> list:
-    """The modules that build kernel arguments."""
+    """The modules that build kernel arguments: the CuPy backend, the kernel lists, the op
+    table, and the same parts of each hipfer.nn topic's folder."""
     return (sorted((HIPFER / "backends" / "cupy").glob("*.py"))
             + sorted((HIPFER / "kernels").glob("*.py"))
-            + sorted((HIPFER / "prims" / "fused_ops").glob("*.py")))
+            + sorted((HIPFER / "prims" / "fused_ops").glob("*.py"))
+            + sorted(p for p in (HIPFER / "nn").glob("_*/*.py")
+                     if p.stem in ("gpu", "kernels", "ops")))
+
+
+def _rel(p: Path) -> str:
+    return p.relative_to(HIPFER).as_posix()
 
 
 _NP_SCALARS = {n for n in dir(np) if isinstance(getattr(np, n), type)
@@ -795,7 +810,7 @@ def test_kernel_args_cover_every_scalar_constructor(kernel_args):
             f = ast.unparse(n.func)
             name = f[3:] if f.startswith("np.") else alias.get(f)
             if name in _NP_SCALARS:
-                used.setdefault(getattr(np, name), []).append(f"{p.name}:{n.lineno}")
+                used.setdefault(getattr(np, name), []).append(f"{_rel(p)}:{n.lineno}")
             if isinstance(n.func, ast.Attribute) and n.func.attr == "type":
                 dtype_type = True  # dt.type(v): every CTYPE dtype is packed
     from hipfer.kernels import CTYPE

@@ -6,7 +6,10 @@ so an import moved into a function to dodge a circle still counts.
 - no circle anywhere in the package (a package's own ``__init__`` counts as a module:
   ``import hipfer`` from a namespace topic closes a circle through it);
 - ``hipfer/_tensor.py`` imports only the modules below the namespace (LOW);
-- no backend, kernel or prims module imports the namespace.
+- no backend, kernel or prims module imports the namespace, and neither do the lower
+  parts of a hipfer.nn topic folder (``hipfer/nn/_<topic>/{ops,reference,gpu,kernels}.py``:
+  PARTS), which import only their own layer's modules (their public functions, the
+  folder's ``__init__.py``, sit in the namespace).
 """
 from __future__ import annotations
 
@@ -21,6 +24,24 @@ PKG = ROOT / "hipfer"
 #: hipfer's own modules below the namespace topics: what the Tensor may import
 LOW = {"hipfer._dtypes", "hipfer._device", "hipfer._naming", "hipfer._constants",
        "hipfer._kcache", "hipfer._warm", "hipfer._launch"}
+
+
+#: the lower parts of a topic folder, and what each may import besides the same part of
+#: another topic: modules under these prefixes, and the parts named here (of any topic)
+PARTS = {
+    "ops": ("hipfer.prims",),
+    "reference": ("hipfer.prims", "hipfer.backends.numpy", "ops"),
+    "gpu": ("hipfer.prims", "hipfer.backends.cupy", "hipfer.kernels", "ops", "kernels"),
+    "kernels": ("hipfer.kernels",),
+}
+
+
+def topic_part(mod: str):
+    """The part (a PARTS key) when mod is hipfer.nn._<topic>.<part>, else None."""
+    p = mod.split(".")
+    if len(p) == 4 and p[:2] == ["hipfer", "nn"] and p[2].startswith("_") and p[3] in PARTS:
+        return p[3]
+    return None
 
 
 def _module_name(path: Path) -> str:
@@ -121,14 +142,27 @@ def test_the_tensor_imports_nothing_above_it(graph):
     assert not above, f"hipfer/_tensor.py imports {above}"
 
 
+def _below_namespace(mod: str) -> bool:
+    return mod.startswith(("hipfer.backends", "hipfer.kernels", "hipfer.prims")) \
+        or topic_part(mod) is not None
+
+
 def test_lower_layers_do_not_import_the_namespace(graph):
-    lower = ("hipfer.backends", "hipfer.kernels", "hipfer.prims")
-    bad = []
+    bad, astray = [], []
     for m, deps in graph.items():
-        if m.startswith(lower):
+        if _below_namespace(m):
             bad += [f"{m} -> {d}" for d in sorted(deps)
-                    if not d.startswith(lower) and d not in LOW]
+                    if not _below_namespace(d) and d not in LOW]
+        part = topic_part(m)
+        if part:
+            allowed = PARTS[part]
+            astray += [f"{m} ({part}) -> {d}" for d in sorted(deps)
+                       if d not in LOW and topic_part(d) not in (part,) + allowed
+                       and not d.startswith(tuple(a for a in allowed if "." in a))]
     assert not bad, "below the namespace, imports of it:\n  " + "\n  ".join(bad)
+    assert not astray, "topic parts importing outside their layer (PARTS):\n  " + \
+        "\n  ".join(astray)
+    assert any(topic_part(m) for m in graph), "no topic folder found under hipfer/nn"
 
 
 def test_the_checker_sees_function_level_imports(tmp_path):

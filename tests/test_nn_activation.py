@@ -6,9 +6,9 @@ import pytest
 
 import hipfer as hf
 import hipfer.nn as nn
-from hipfer.kernels import fused_activation as K
+from hipfer.nn._activation import kernels as K
 from hipfer.prims import counter_rng
-from hipfer.prims.fused_ops import activation as A
+from hipfer.nn._activation import ops as A
 
 from test_tensor import host
 

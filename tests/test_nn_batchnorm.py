@@ -7,7 +7,7 @@ import pytest
 
 import hipfer as hf
 import hipfer.nn as nn
-from hipfer.kernels import fused_batchnorm as K
+from hipfer.nn._batchnorm import kernels as K
 
 from test_tensor import host
 

@@ -540,7 +540,8 @@ def test_bad_input(be):
         nn.lrp_bilinear_matmul(o(2, 3), o(3, 5), o(2, 4), o=o(2, 5))
     with pytest.raises(ValueError, match="trans_b"):
         from hipfer.nn._common import fused
-        fused("lrp_bilinear_matmul", [o(2, 3), o(3, 5), o(2, 5), o(2, 5)], {"trans_b": 1})
+        from hipfer.nn._lrp import ops as lrp_ops
+        fused(lrp_ops.LRP_BILINEAR_MATMUL, [o(2, 3), o(3, 5), o(2, 5), o(2, 5)], {"trans_b": 1})
     with pytest.raises(ValueError, match="shapes differ"):
         nn.lrp_softmax_rows(o(2, 3), o(2, 3), o(2, 4))
     with pytest.raises(ValueError, match="head_dim must be even"):

@@ -403,7 +403,7 @@ def test_top_k_rows(be, rng, dtype, largest, shape, k, data):
 def test_top_k_splits():
     """Few long rows are cut into segments of at least k columns (the GPU's first stage);
     many rows, short rows and large k are not."""
-    from hipfer.kernels import fused_movement as K
+    from hipfer.nn._movement import kernels as K
     assert K.top_k_splits(16, 150000, 1) == -(-K.TOP_K_TASKS // 16)
     assert K.top_k_splits(1, 5000, 1) == 2 and K.top_k_splits(3, 9001, 32) == 4
     assert K.top_k_splits(K.TOP_K_TASKS, 10 ** 6, 1) == 1

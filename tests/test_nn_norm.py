@@ -6,7 +6,7 @@ import pytest
 
 import hipfer as hf
 import hipfer.nn as nn
-from hipfer.kernels import fused_norm as K
+from hipfer.nn._norm import kernels as K
 
 from test_tensor import host, rand
 

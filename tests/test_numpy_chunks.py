@@ -9,7 +9,7 @@ import pytest
 import hipfer as hf
 from hipfer import nn
 from hipfer.backends.numpy import _common
-from hipfer.backends.numpy import fused_activation as fa
+from hipfer.nn._activation import reference as fa
 
 SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, 88.0, -88.0, 1e-30, -1e-30, 710.0, -710.0]
 

@@ -15,7 +15,7 @@ from _timing import timer  # noqa: E402
 
 import hipfer as hf  # noqa: E402
 import hipfer.nn as nn  # noqa: E402
-from hipfer.backends.cupy import fused_activation as FA  # noqa: E402
+from hipfer.nn._activation import gpu as FA  # noqa: E402
 
 t = timer(cupy)
 rng = cupy.random.default_rng(0)

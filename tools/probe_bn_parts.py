@@ -21,9 +21,9 @@ from _timing import timer  # noqa: E402
 
 import os  # noqa: E402
 
-from hipfer.kernels import fused_batchnorm as K  # noqa: E402
+from hipfer.nn._batchnorm import kernels as K  # noqa: E402
 
-if os.environ.get("TASKS"):  # variant: tasks a split aims for (kernels/fused_batchnorm.py)
+if os.environ.get("TASKS"):  # variant: tasks a split aims for (hipfer/nn/_batchnorm/kernels.py)
     K.TASKS = int(os.environ["TASKS"])
 import hipfer as hf  # noqa: E402
 import hipfer.nn as nn  # noqa: E402

@@ -7,7 +7,7 @@ import cupy
 import numpy as np
 import torch
 
-from hipfer.kernels import fused_norm as K
+from hipfer.nn._norm import kernels as K
 
 variant = os.environ.get("VARIANT", "base")
 orig_expr = K.expr

@@ -27,7 +27,7 @@ from _timing import timer  # noqa: E402
 
 import hipfer as hf  # noqa: E402
 import hipfer.nn as nn  # noqa: E402
-from hipfer.backends.cupy import fused_movement as FM  # noqa: E402
+from hipfer.nn._movement import gpu as FM  # noqa: E402
 from hipfer.backends.cupy._engine import error_flag, fast_launch_status  # noqa: E402
 from hipfer.kernels import radix  # noqa: E402
 

@@ -9,7 +9,7 @@ import cupy
 import numpy as np
 import torch
 
-from hipfer.kernels import fused_norm as K
+from hipfer.nn._norm import kernels as K
 from hipfer.kernels import reduction as kr
 
 team_min = int(os.environ.get("TEAMMIN", "0"))

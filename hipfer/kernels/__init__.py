@@ -8,8 +8,11 @@ expressions such as ``hf::ew_unary_vec<hf::op_exp, float, float>``) compiled
 together. At run time the CuPy backend compiles ``module_source(file)`` with CuPy
 ``RawModule(name_expressions=...)``; the dump writes the *same* text followed by an
 array taking the address of every instantiation, which makes hipcc and nvcc instantiate
-them all. Each ``kernels/<topic>.py`` module builds its name expressions with the same
-functions the backend uses, and lists its groups in ``instances()``.
+them all. Each ``kernels/<topic>.py`` module, and each hipfer.nn topic's
+``hipfer/nn/_<topic>/kernels.py``, builds its name expressions with the same functions
+the backend uses, and lists its groups in ``instances()``. The sources are the core's
+headers and kernels here and each nn topic's ``fused_<topic>.cuh`` in its folder: one
+name space of file names (``#include "x.cuh"`` names a file, never a path).
 """
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ import functools
 import importlib
 import re
 from pathlib import Path
-from typing import Iterable, List, Tuple
+from typing import Dict, Iterable, List, Tuple
 
 import numpy as np
 
@@ -59,21 +62,48 @@ def calc_dtype(dt) -> np.dtype:
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([A-Za-z0-9_]+\.cuh)"\s*$', re.M)
 
 
+def source_dirs() -> Tuple[Path, ...]:
+    """The folders of kernel sources: this one (the core), then each hipfer.nn topic's
+    (hipfer/nn/_<topic>/). Found by path: reading a source imports nothing of a topic."""
+    from ..prims.fused_ops import TOPICS, topic_package
+    root = KERNEL_DIR.parent.parent  # the folder holding the hipfer package
+    return (KERNEL_DIR,) + tuple(root.joinpath(*topic_package(t).split(".")) for t in TOPICS)
+
+
+@functools.lru_cache(maxsize=None)
+def _sources() -> Dict[str, Path]:
+    found: Dict[str, Path] = {}
+    for folder in source_dirs():
+        for path in sorted(folder.glob("*.cuh")):
+            if path.name in found:  # an #include would be ambiguous
+                raise RuntimeError(f"kernel source {path.name!r} is both {found[path.name]} "
+                                   f"and {path}")
+            found[path.name] = path
+    return found
+
+
+def source_path(filename: str) -> Path:
+    """The file of the kernel source called filename (a core header or a topic's .cuh)."""
+    try:
+        return _sources()[filename]
+    except KeyError:
+        raise FileNotFoundError(f"kernel source {filename!r} not found in "
+                                f"{', '.join(map(str, source_dirs()))}") from None
+
+
 @functools.lru_cache(maxsize=None)
 def module_source(filename: str) -> str:
-    """kernels/<filename> with our own ``#include "x.cuh"`` lines inlined (each header
-    once, in first-use order), so that hiprtc/NVRTC need no include path and the on-disk
-    caches (CuPy's and hipfer's, both keyed by source text) see every header change."""
+    """The source filename (source_path) with our own ``#include "x.cuh"`` lines inlined
+    (each header once, in first-use order), so that hiprtc/NVRTC need no include path and
+    the on-disk caches (CuPy's and hipfer's, both keyed by source text) see every header
+    change."""
     seen: set = set()
 
     def expand(name: str) -> str:
         if name in seen:
             return ""
         seen.add(name)
-        path = KERNEL_DIR / name
-        if not path.is_file():
-            raise FileNotFoundError(f"kernel source {name!r} not found in {KERNEL_DIR}")
-        text = path.read_text()
+        text = source_path(name).read_text()
         return _INCLUDE.sub(lambda m: expand(m.group(1)), text)
 
     return expand(filename)
@@ -86,19 +116,26 @@ def instance_list(exprs: Iterable[str]) -> str:
 
 
 # Modules of hipfer.kernels that list instantiations via instances() -> [(group, file, [exprs])]
-INSTANCE_MODULES = ("elementwise", "reduction", "indexing", "rng", "gemm", "sort", "scan", "search",
-                    "fused_blas", "fused_activation", "fused_norm", "fused_batchnorm", "fused_movement",
-                    "fused_conv", "fused_lrp", "fused_logic", "fused_recurrent")
+INSTANCE_MODULES = ("elementwise", "reduction", "indexing", "rng", "gemm", "sort", "scan",
+                    "search")
+
+
+def instance_modules() -> List[str]:
+    """Every module with an instances() list: the core's (INSTANCE_MODULES), then each
+    hipfer.nn topic's kernels.py."""
+    from ..prims.fused_ops import TOPICS, topic_module
+    return ([f"{__name__}.{m}" for m in INSTANCE_MODULES]
+            + [topic_module(t, "kernels") for t in TOPICS])
 
 
 def all_instances() -> List[Tuple[str, str, List[str]]]:
     """Every kernel group the package can generate: (group name, source file, exprs)."""
     groups = []
-    for mod in INSTANCE_MODULES:
+    for mod in instance_modules():
         try:
-            m = importlib.import_module(f"{__name__}.{mod}")
+            m = importlib.import_module(mod)
         except ModuleNotFoundError as e:
-            if e.name == f"{__name__}.{mod}":
+            if e.name == mod:
                 continue
             raise
         groups.extend(m.instances())

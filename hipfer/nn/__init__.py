@@ -1,8 +1,14 @@
 """hipfer.nn: the fused device op set for model code, functional, on hipfer Tensors.
 
 Each function is one FusedPrims op (``hipfer.prims.descriptors.Fused``): one pass over
-memory on the GPU (the project's HIP kernels, hipfer/kernels/fused_*.cuh) and a NumPy
-reference on the CPU. float32 and float64; index operands are int64. See docs/nn.md.
+memory on the GPU (the project's HIP kernels) and a NumPy reference on the CPU. float32
+and float64; index operands are int64. See docs/nn.md.
+
+A topic is one folder, ``hipfer/nn/_<topic>/``: its public functions (``__init__.py``),
+op rows (``ops.py``), NumPy reference (``reference.py``), GPU implementation (``gpu.py``)
+and kernels (``kernels.py``, ``fused_<topic>.cuh``); docs/architecture.md, "Adding a
+fused op". The folders are private: the public names are hipfer.nn's own, and a topic's
+name may be one of them (``hipfer.nn.activation`` is a function).
 """
 from __future__ import annotations
 

@@ -7,6 +7,7 @@ from typing import Sequence
 from .. import _ops
 from .._tensor import Tensor
 from ..prims import descriptors as d
+from ..prims.fused_ops import FusedOpDef
 
 
 def tensor(x, name: str, what: str = "x") -> Tensor:
@@ -30,10 +31,12 @@ def writable(x, name: str, what: str) -> Tensor:
     return x
 
 
-def fused(op: str, inputs: Sequence[Tensor], params: dict = None, out=None, **runtime):
-    """Run Fused(op, **params) on inputs; returns a Tensor, or a tuple for several outputs.
-    out: Tensor(s) to write (in-place ops pass the inputs they update)."""
-    desc = d.Fused.of(op, **(params or {}))
+def fused(op: FusedOpDef, inputs: Sequence[Tensor], params: dict = None, out=None,
+          **runtime):
+    """Run Fused(op.name, **params) on inputs (op: a row of a topic's ops.py); returns a
+    Tensor, or a tuple for several outputs. out: Tensor(s) to write (in-place ops pass
+    the inputs they update)."""
+    desc = d.Fused.of(op.name, **(params or {}))
     raw_out = None
     if out is not None:
         raw_out = tuple(t._data for t in out) if isinstance(out, tuple) else out._data

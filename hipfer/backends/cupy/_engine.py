@@ -1,9 +1,10 @@
 """The CuPy kernel engine: compile-once cache, launch geometry, N-d layout helpers and
 the device error flag that turns out-of-range indices into Python IndexErrors.
 
-Every kernel is a template in ``hipfer/kernels/*.cuh`` instantiated by a C++ name
-expression; ``get_kernels(file, exprs)`` compiles them together once per process and
-device and returns launchable kernels: ``k(grid, block, args, shared_mem=0,
+Every kernel is a template in ``hipfer/kernels/*.cuh`` or an nn topic's
+``hipfer/nn/_<topic>/fused_<topic>.cuh`` (``hipfer.kernels.source_path``), instantiated
+by a C++ name expression; ``get_kernels(file, exprs)`` compiles them together once per
+process and device and returns launchable kernels: ``k(grid, block, args, shared_mem=0,
 align=None)``, as ``cupy.RawKernel`` is called (align: see RawLaunch).
 
 Across processes: CuPy's disk cache does not serve modules compiled with name

@@ -1,6 +1,6 @@
 """FusedPrims on NumPy: the reference implementation of every hipfer.nn op.
 
-One module per topic of hipfer.prims.fused_ops (``fused_<topic>.py``) exports
+Each topic's ``hipfer/nn/_<topic>/reference.py`` (hipfer.prims.fused_ops.TOPICS) exports
 ``MAKERS = {op name: make(desc, dtypes, shapes, outs) -> run(inputs, out, **runtime)}``.
 """
 from __future__ import annotations
@@ -8,4 +8,4 @@ from __future__ import annotations
 from ...prims import descriptors as d
 from ...prims import fused_ops
 
-HANDLERS = {d.Fused: fused_ops.Handler(__package__)}
+HANDLERS = {d.Fused: fused_ops.Handler("reference")}

@@ -1,9 +1,12 @@
 """The op table of FusedPrims: one ``FusedOpDef`` per op of hipfer.nn.
 
-An op is one row here (its shape/dtype rules, backend independent) plus one NumPy
-reference (``hipfer/backends/numpy/fused_<topic>.py``) and one GPU implementation
-(``hipfer/backends/cupy/fused_<topic>.py`` over ``hipfer/kernels/fused_<topic>.cuh``);
-``hipfer/nn/_<topic>.py`` is its public function. Topics keep the files small:
+Each topic of hipfer.nn keeps all of its parts in one folder, ``hipfer/nn/_<topic>/``:
+``ops.py`` (its rows: shape/dtype rules, backend independent), ``reference.py`` (the
+NumPy reference), ``kernels.py`` + ``fused_<topic>.cuh`` (the HIP C++ and its
+instantiations), ``gpu.py`` (the CuPy implementation) and ``__init__.py`` (the public
+functions); docs/architecture.md, "Adding a fused op". This module is what the core
+knows of them: the topic list, the row type, the rule helpers the rows share, and the
+Handler through which each backend finds its makers. Topics keep the files small:
 
     blas        gemm_ex, axpby, dot, sum, column_sums, accumulate_rows, add_row_vector,
                 add_channel_vector, adam_step
@@ -36,6 +39,8 @@ from typing import Callable, Dict, Tuple
 
 import numpy as np
 
+#: the topics of hipfer.nn, each a folder hipfer/nn/_<topic>/ (topic_package); the core
+#: finds every part of them through this list alone
 TOPICS = ("blas", "activation", "norm", "batchnorm", "movement", "conv", "lrp", "logic",
           "recurrent")
 
@@ -43,12 +48,14 @@ FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 INDEX = np.dtype(np.int64)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class FusedOpDef:
     """One fused op: infer(desc, dtypes, shapes) -> ((shape, dtype), ...) validates and
     gives the outputs; probe(desc) -> input shapes that satisfy its rules (for
     has_fused_support, which knows no shapes); runtime: the keyword arguments execute
-    takes (name -> default)."""
+    takes (name -> default). A row is its op: the one place its name is written (a
+    topic's ops.py binds it to a constant, which the reference, the GPU maker and the
+    public function use), compared and hashed by identity (a key of ``makers``)."""
     name: str
     n_inputs: int
     infer: Callable
@@ -57,17 +64,30 @@ class FusedOpDef:
     doc: str = ""
 
 
+def topic_package(topic: str) -> str:
+    """The package of a topic's folder, hipfer/nn/_<topic>/ (its public functions)."""
+    return f"hipfer.nn._{topic}"
+
+
+def topic_module(topic: str, part: str) -> str:
+    """One part of a topic's folder: ops, reference, gpu or kernels."""
+    return f"{topic_package(topic)}.{part}"
+
+
 _table: Dict[str, FusedOpDef] = {}
 
 
 def _load() -> Dict[str, FusedOpDef]:
+    # imported on first use (a topic's ops.py imports this module); built aside and then
+    # published, so that a lookup made while a topic imports never sees half a table
     if not _table:
+        table: Dict[str, FusedOpDef] = {}
         for topic in TOPICS:
-            mod = importlib.import_module(f"{__name__}.{topic}")
-            for op in mod.OPS:
-                if op.name in _table:
+            for op in importlib.import_module(topic_module(topic, "ops")).OPS:
+                if op.name in table:
                     raise RuntimeError(f"fused op {op.name!r} is defined twice")
-                _table[op.name] = op
+                table[op.name] = op
+        _table.update(table)
     return _table
 
 
@@ -93,19 +113,32 @@ def probe_shapes(desc) -> tuple:
     return tuple(op_def(desc.op).probe(desc))
 
 
-class Handler:
-    """A backend's FusedPrims handler: the MAKERS of its modules fused_<topic>.py
-    (``{op name: make(desc, dtypes, shapes, outs) -> run(inputs, out, **runtime)}``),
-    imported on first use."""
+def makers(rows, table: dict) -> Dict[str, Callable]:
+    """A topic's MAKERS, ``{op name: make}``, from ``{row: make}``: table must give a
+    make for each of rows (the topic's OPS) and for nothing else, so that the reference
+    and the GPU maker of a topic, both built this way, cannot drift apart."""
+    missing = [r.name for r in rows if r not in table]
+    extra = [getattr(r, "name", r) for r in table if r not in rows]
+    if missing or extra:
+        raise RuntimeError(f"makers: rows without a make {missing}, makes of no row {extra}")
+    return {r.name: table[r] for r in rows}
 
-    def __init__(self, package: str):
-        self.package = package
+
+class Handler:
+    """A backend's FusedPrims handler: the MAKERS of every topic's module ``part``
+    (reference for NumPy, gpu for CuPy: ``{op name: make(desc, dtypes, shapes, outs) ->
+    run(inputs, out, **runtime)}``), imported on first use."""
+
+    def __init__(self, part: str):
+        self.part = part
         self._makers: dict = {}
 
     def makers(self) -> dict:
         if not self._makers:
+            found: dict = {}
             for topic in TOPICS:
-                self._makers.update(importlib.import_module(f"{self.package}.fused_{topic}").MAKERS)
+                found.update(importlib.import_module(topic_module(topic, self.part)).MAKERS)
+            self._makers.update(found)
         return self._makers
 
     def supports(self, desc, dtypes) -> bool:
