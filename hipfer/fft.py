@@ -19,12 +19,12 @@ import operator
 import numpy as np
 
 from . import _dtypes, _ops
-from ._core import cast as _cast
+from ._core import cast as _cast, fill as _fill
 from ._creation import asarray as _asarray
 from ._manipulation import roll as _roll
 from ._tensor import Tensor
 from .prims import descriptors as d
-from .prims.infer import complex_dtype
+from .prims.infer import complex_dtype, infer as _infer
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft",
            "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
@@ -45,16 +45,23 @@ def _norm(norm) -> str:
     return norm
 
 
+def _real_for(dt) -> np.dtype:
+    """The real dtype a transform computes in: float16 in float32 (there is no complex
+    half; NumPy's transforms of float16 give complex64 / float32 too), integers and bool
+    in float64."""
+    return _dtypes.float32 if dt == _dtypes.float16 else _dtypes.float_for(dt)
+
+
 def _as_complex(x: Tensor, name: str) -> Tensor:
     x = _tensor(x, name)
-    return _cast(x, complex_dtype(_dtypes.float_for(x.dtype)))
+    return _cast(x, complex_dtype(_real_for(x.dtype)))
 
 
 def _as_real(x: Tensor, name: str) -> Tensor:
     x = _tensor(x, name)
     if x.dtype.kind == "c":
         raise TypeError(f"{name}() needs a real-valued tensor, got {x.dtype}")
-    return _cast(x, _dtypes.float_for(x.dtype))
+    return _cast(x, _real_for(x.dtype))
 
 
 def _axis(axis, ndim: int) -> int:
@@ -74,7 +81,11 @@ def _size(n, default: int) -> int:
 
 
 def _transform(kind, x: Tensor, axes, sizes, norm, inverse=False) -> Tensor:
-    return Tensor(_ops.run(d.Fft(kind, tuple(axes), tuple(sizes), inverse, _norm(norm)), [x]))
+    desc = d.Fft(kind, tuple(axes), tuple(sizes), inverse, _norm(norm))
+    if x.size == 0:  # zero-padded to the sizes asked for: the transform of zeros
+        ((shape, dt),) = _infer(desc, (x.dtype,), (x.shape,))
+        return _fill(shape, 0, dt, x.device)
+    return Tensor(_ops.run(desc, [x]))
 
 
 # ----------------------------------------------------------------- one axis
@@ -189,9 +200,8 @@ def _shift(x: Tensor, axes, sign: int, name: str) -> Tensor:
         axes = tuple(range(x.ndim))
     elif isinstance(axes, (int, np.integer)):
         axes = (axes,)
+    # a repeated axis shifts again, as NumPy's (roll adds the shifts of repeated axes up)
     axes = tuple(_axis(a, x.ndim) for a in axes)
-    if len(set(axes)) != len(axes):
-        raise ValueError(f"{name}(): axes {axes} repeat an axis")
     if not axes:
         return x
     return _roll(x, tuple(sign * (x.shape[a] // 2) for a in axes), axis=axes)
