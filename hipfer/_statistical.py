@@ -189,7 +189,8 @@ def _cumulative(op, name):
         if not -x.ndim <= axis < x.ndim:
             raise AxisError(f"axis {axis} is out of range for a {x.ndim}-d tensor")
         x = cast(x, _accumulate_dtype(x, dtype))
-        return Tensor(_ops.run(d.Cumulative(op, axis % x.ndim, bool(include_initial)), [x]))
+        return Tensor(_ops.run(d.Cumulative(op, axis % x.ndim, bool(include_initial)), [x],
+                               called=name))
     fn.__name__ = name
     fn.__doc__ = (f"Running {op.value} along axis (optional for 1-d x), in dtype (default: x's, "
                   "with integers widened to 64 bits as in sum); include_initial prepends the "

@@ -80,51 +80,54 @@ def _size(n, default: int) -> int:
     return n
 
 
-def _transform(kind, x: Tensor, axes, sizes, norm, inverse=False) -> Tensor:
+def _transform(kind, x: Tensor, axes, sizes, norm, inverse=False, name=None) -> Tensor:
     desc = d.Fft(kind, tuple(axes), tuple(sizes), inverse, _norm(norm))
     if x.size == 0:  # zero-padded to the sizes asked for: the transform of zeros
         ((shape, dt),) = _infer(desc, (x.dtype,), (x.shape,))
         return _fill(shape, 0, dt, x.device)
-    return Tensor(_ops.run(desc, [x]))
+    return Tensor(_ops.run(desc, [x], called=name))
 
 
 # ----------------------------------------------------------------- one axis
-def _one(kind, x: Tensor, n, axis, norm, inverse=False, halved=False) -> Tensor:
-    """A 1-d transform; halved: the default n is 2 * (M - 1) (C2R, hfft)."""
+def _one(kind, x: Tensor, n, axis, norm, inverse=False, halved=False, name=None) -> Tensor:
+    """A 1-d transform; halved: the default n is 2 * (M - 1) (C2R, hfft); name: the
+    public function (in errors)."""
     if x.ndim == 0:
-        raise ValueError("the transform needs at least one axis, got a 0-d tensor")
+        raise ValueError(f"{name}(): the transform needs at least one axis, got a 0-d tensor")
     ax = _axis(axis, x.ndim)
     m = x.shape[ax]
-    return _transform(kind, x, (ax,), (_size(n, 2 * (m - 1) if halved else m),), norm, inverse)
+    return _transform(kind, x, (ax,), (_size(n, 2 * (m - 1) if halved else m),), norm, inverse,
+                      name)
 
 
 def fft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Tensor:
-    return _one(d.FftKind.C2C, _as_complex(x, "fft"), n, axis, norm)
+    return _one(d.FftKind.C2C, _as_complex(x, "fft"), n, axis, norm, name="fft")
 
 
 def ifft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Tensor:
-    return _one(d.FftKind.C2C, _as_complex(x, "ifft"), n, axis, norm, inverse=True)
+    return _one(d.FftKind.C2C, _as_complex(x, "ifft"), n, axis, norm, inverse=True, name="ifft")
 
 
 def rfft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Tensor:
-    return _one(d.FftKind.R2C, _as_real(x, "rfft"), n, axis, norm)
+    return _one(d.FftKind.R2C, _as_real(x, "rfft"), n, axis, norm, name="rfft")
 
 
 def irfft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Tensor:
-    return _one(d.FftKind.C2R, _as_complex(x, "irfft"), n, axis, norm, halved=True)
+    return _one(d.FftKind.C2R, _as_complex(x, "irfft"), n, axis, norm, halved=True,
+                name="irfft")
 
 
 def hfft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Tensor:
     """FFT of a Hermitian-symmetric signal given by its first half: irfft(conj(x)) with
     the normalisation direction swapped."""
     x = _as_complex(x, "hfft").conj()
-    return _one(d.FftKind.C2R, x, n, axis, _SWAP[_norm(norm)], halved=True)
+    return _one(d.FftKind.C2R, x, n, axis, _SWAP[_norm(norm)], halved=True, name="hfft")
 
 
 def ihfft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Tensor:
     """Inverse of hfft: conj(rfft(x)) with the normalisation direction swapped."""
     x = _as_real(x, "ihfft")
-    return _one(d.FftKind.R2C, x, n, axis, _SWAP[_norm(norm)]).conj()
+    return _one(d.FftKind.R2C, x, n, axis, _SWAP[_norm(norm)], name="ihfft").conj()
 
 
 # ---------------------------------------------------------------- many axes
@@ -147,7 +150,7 @@ def _many(kind, x: Tensor, s, axes, norm, inverse=False, halved=False, name="fft
     sizes = [_size(n, x.shape[a]) for n, a in zip(s, axes)]
     if halved:
         sizes[-1] = _size(s[-1], 2 * (x.shape[axes[-1]] - 1))
-    return _transform(kind, x, axes, sizes, norm, inverse)
+    return _transform(kind, x, axes, sizes, norm, inverse, name)
 
 
 def fftn(x: Tensor, /, *, s=None, axes=None, norm: str = "backward") -> Tensor:

@@ -104,7 +104,7 @@ def _numeric(x, name: str) -> Tensor:
 
 
 def _factor(kind: d.FactorKind, inputs, full=False):
-    out = _ops.run(d.Factorize(kind, full), inputs)
+    out = _ops.run(d.Factorize(kind, full), inputs, called=kind.value)
     return tuple(Tensor(o) for o in out) if isinstance(out, tuple) else Tensor(out)
 
 
@@ -229,7 +229,8 @@ def pinv(x: Tensor, /, *, rtol=None) -> Tensor:
     u, s, vh = svd(x, full_matrices=False)
     keep = _greater(s, _multiply(_max(s, axis=-1, keepdims=True), _eps_tol(x, rtol)))
     s_inv = _where(keep, _reciprocal(_where(keep, s, 1.0)), 0.0)
-    v_scaled = _multiply(matrix_transpose(vh.conj()), reshape(s_inv, s_inv.shape[:-1] + (1, s.shape[-1])))
+    v_scaled = _multiply(matrix_transpose(vh.conj()),
+                         reshape(s_inv, s_inv.shape[:-1] + (1, s.shape[-1])))
     return matmul(v_scaled, matrix_transpose(u.conj()))
 
 
