@@ -75,7 +75,12 @@ def _from_python(obj) -> np.ndarray:
     """Python scalars and nested sequences; default dtypes int64 / float64 / complex128."""
     if isinstance(obj, (list, tuple)) and any(isinstance(v, Tensor) for v in _flat(obj)):
         obj = _replace_tensors(obj)
-    a = np.asarray(obj)
+    try:
+        a = np.asarray(obj)
+    except MemoryError:
+        size = f" of {len(obj)} elements" if hasattr(obj, "__len__") else ""
+        raise MemoryError(f"asarray(): a {type(obj).__name__}{size} does not fit in host "
+                          "memory") from None
     if a.dtype.kind == "i":
         a = a.astype(np.int64)
     return a

@@ -74,7 +74,7 @@ def finfo(type, /) -> finfo_object:  # noqa: A002 - the standard's parameter nam
     """Limits of a floating dtype; for a complex dtype, those of its real component."""
     dt = _dtype_arg(type, "finfo")
     if dt.kind not in "fc":
-        raise TypeError(f"finfo() needs a floating dtype, got {dt}")
+        raise ValueError(f"finfo() needs a floating dtype, got {dt}")  # NumPy's type
     f = np.finfo(dt)
     return finfo_object(int(f.bits), float(f.eps), float(f.max), float(f.min),
                         float(f.smallest_normal), np.dtype(f.dtype))
@@ -84,7 +84,7 @@ def iinfo(type, /) -> iinfo_object:  # noqa: A002 - the standard's parameter nam
     """Limits of an integer dtype."""
     dt = _dtype_arg(type, "iinfo")
     if dt.kind not in "iu":
-        raise TypeError(f"iinfo() needs an integer dtype, got {dt}")
+        raise ValueError(f"iinfo() needs an integer dtype, got {dt}")  # NumPy's type
     i = np.iinfo(dt)
     return iinfo_object(int(i.bits), int(i.max), int(i.min), dt)
 

@@ -24,9 +24,9 @@ _BINARY_DESC = {"scalar": d.ScalarBinary, "analytic": d.AnalyticBinary,
                 "metadata": d.MetadataBinary}
 
 
-def _unary(op: UnaryOp):
+def _unary(op: UnaryOp, name: str):
     row = op.row
-    site = _ops.Site(_UNARY_DESC[row.family](op), keep_layout=True)
+    site = _ops.Site(_UNARY_DESC[row.family](op), keep_layout=True, fn=name)
     kinds, analytic = row.kinds, row.family == "analytic"
 
     def fn(x, /):
@@ -42,9 +42,9 @@ def _unary(op: UnaryOp):
     return fn
 
 
-def _binary(op: BinaryOp, swap=False):
+def _binary(op: BinaryOp, name: str, swap=False):
     row = op.row
-    site = _ops.Site(_BINARY_DESC[row.family](op), keep_layout=True)
+    site = _ops.Site(_BINARY_DESC[row.family](op), keep_layout=True, fn=name)
     kinds = row.kinds
     # the dtypes two tensors of one dtype run in as they are (no promotion, no cast)
     as_is = frozenset(t for t in _dtypes.ALL_DTYPES if t.kind in kinds)
@@ -82,13 +82,13 @@ _SWAPPED = {"less": BinaryOp.GREATER, "less_equal": BinaryOp.GREATER_EQUAL}
 
 __all__ = ["conj", "real", "imag", "where", "clip"]
 for _name, _op in _UNARY.items():
-    globals()[_name] = public(_name, _unary(_op))
+    globals()[_name] = public(_name, _unary(_op, _name))
     __all__.append(_name)
 for _name, _op in _BINARY.items():
-    globals()[_name] = public(_name, _binary(_op))
+    globals()[_name] = public(_name, _binary(_op, _name))
     __all__.append(_name)
 for _name, _op in _SWAPPED.items():
-    globals()[_name] = public(_name, _binary(_op, swap=True))
+    globals()[_name] = public(_name, _binary(_op, _name, swap=True))
     __all__.append(_name)
 del _name, _op
 
@@ -121,7 +121,7 @@ def where(condition: Tensor, x1, x2, /) -> Tensor:
         raise TypeError("where() needs a bool Tensor condition")
     a, b, dt = operands(x1, x2, read_only=True)
     desc = d.MetadataWhere() if dt.kind in "biu" else d.MaskWhere()
-    return Tensor(_ops.run(desc, [condition, cast(a, dt), cast(b, dt)]))
+    return Tensor(_ops.run(desc, [condition, cast(a, dt), cast(b, dt)], called="where"))
 
 
 # ------------------------------------------------------------------------- clip
@@ -133,6 +133,12 @@ def _clip_bound(x: Tensor, bound, name: str) -> Tensor:
     if isinstance(bound, Tensor):
         if bound.dtype.kind not in "biuf":
             raise TypeError(f"clip() {name} must be real-valued, got dtype {bound.dtype}")
+        if dt.kind in "iu" and bound.dtype.kind in "iu" and bound.dtype != dt:
+            # another integer dtype: clamp the bound to the range both dtypes hold first,
+            # so that it clips as its exact value would instead of wrapping in the cast
+            info, own = np.iinfo(dt), np.iinfo(bound.dtype)
+            bound = clip(bound, max(int(info.min), int(own.min)), min(int(info.max),
+                                                                      int(own.max)))
         return cast(bound, dt)
     if isinstance(bound, bool) or not isinstance(bound, (int, float, np.integer, np.floating)):
         raise TypeError(f"clip() {name} must be an int, a float, a Tensor or None, "
@@ -155,7 +161,9 @@ def clip(x: Tensor, /, min=None, max=None) -> Tensor:
         raise TypeError(f"clip() needs a real-valued x, got dtype {x.dtype}")
     out = x
     if min is not None:
-        out = Tensor(_ops.run(d.ScalarBinary(BinaryOp.MAXIMUM), [out, _clip_bound(x, min, "min")]))
+        out = Tensor(_ops.run(d.ScalarBinary(BinaryOp.MAXIMUM), [out, _clip_bound(x, min, "min")],
+                              called="clip"))
     if max is not None:
-        out = Tensor(_ops.run(d.ScalarBinary(BinaryOp.MINIMUM), [out, _clip_bound(x, max, "max")]))
+        out = Tensor(_ops.run(d.ScalarBinary(BinaryOp.MINIMUM), [out, _clip_bound(x, max, "max")],
+                              called="clip"))
     return materialize(x) if out is x else out

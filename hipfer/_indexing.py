@@ -31,7 +31,7 @@ from . import _ops
 from ._creation import asarray, full
 from ._elementwise import not_equal
 from ._tensor import Tensor, _is_cupy, xp_of
-from ._views import reshape
+from ._views import _axis, broadcast_shapes, broadcast_to, reshape
 from .prims import descriptors as d
 from .prims.optable import BinaryOp
 from .prims.registry import get_backend
@@ -246,6 +246,8 @@ def _read(adv: _Advanced):
             raise _on_axes(e, {ax: x_ax}) from None
         r = r.reshape(v.shape[:ax] + idx.shape + v.shape[ax + 1:])
         return _move(r, ax, len(b), 0) if adv.front else r
+    if int(np.prod(b)) == 0:  # the indices broadcast to nothing: none is read or checked
+        return be.empty(res, v.dtype)
     offsets = _offsets(be, adv.device, v, arrays)
     if int(np.prod(res)) == 0:
         return be.empty(res, v.dtype)
@@ -360,9 +362,7 @@ def _value(x: Tensor, value) -> Tensor:
     flip = value._conj != x._conj
     if value.dtype == dt and not flip:
         return Tensor(value._data)
-    be = get_backend(x.device)
-    return Tensor(_ops.run_arrays(be, d.PointwiseCast(dt), [value._data],
-                                  conj=(True,) if flip else None))
+    return Tensor(_store(get_backend(x.device), value._data, flip, dt))
 
 
 def _shape_error(value_shape, shape) -> ValueError:
@@ -395,9 +395,18 @@ def setitem(x: Tensor, key, value) -> None:
     except ValueError:
         raise _shape_error(value.shape, dest.shape) from None
     src = _apart(be, src, dest)
-    flip = value._conj != x._conj  # stored = conj(value) when x reads conjugated
-    _ops.run_arrays(be, d.PointwiseCast(dest.dtype), [src], conj=(True,) if flip else None,
-                    out=dest)
+    _store(be, src, value._conj != x._conj, dest.dtype, out=dest)
+
+
+def _store(be, src, flip: bool, dt, out=None):
+    """src cast to dt -- conjugated when flip (x reads conjugated: it stores conj(value))
+    -- into out (a new array when None). A real src bound for a conjugated complex view is
+    made complex first, so its zero imaginary parts are stored as -0.0 and read back as
+    +0.0 (conj(v + 0j)), as NumPy and the standard have them."""
+    if flip and src.dtype.kind != "c":
+        src = _ops.run_arrays(be, d.PointwiseCast(dt), [src])
+    return _ops.run_arrays(be, d.PointwiseCast(dt), [src], conj=(True,) if flip else None,
+                           out=out)
 
 
 def _write(x: Tensor, adv: _Advanced, value) -> None:
@@ -495,19 +504,37 @@ def take(x: Tensor, indices: Tensor, /, *, axis=None) -> Tensor:
         if x.ndim != 1:
             raise ValueError("take(): axis is required for tensors with more than one axis")
         axis = 0
-    return Tensor(_ops.run(d.IndexSelect(int(axis)), [x, indices]))
+    return Tensor(_ops.run(d.IndexSelect(int(axis)), [x, indices], called="take"))
 
 
 def take_along_axis(x: Tensor, indices: Tensor, /, *, axis: int = -1) -> Tensor:
-    """out[..., i, ...] = x[..., indices[..., i, ...], ...] along axis (Gather)."""
+    """out[..., i, ...] = x[..., indices[..., i, ...], ...] along axis (Gather). x and
+    indices have the same number of axes and broadcast against each other on all but
+    axis (stride-0 views, nothing copied), as NumPy and the standard have it."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"take_along_axis() expects a hipfer Tensor, got {type(x).__name__}")
     _index_tensor(indices, "take_along_axis(): indices")
-    return Tensor(_ops.run(d.Gather(int(axis)), [x, indices]))
+    if x.ndim == 0:
+        raise ValueError("take_along_axis(): x must have at least one axis")
+    if indices.ndim != x.ndim:
+        raise ValueError(f"take_along_axis(): indices has {indices.ndim} axes and x has "
+                         f"{x.ndim}: they must have the same number")
+    ax = _axis(axis, x.ndim)
+    off = lambda s: s[:ax] + s[ax + 1:]  # noqa: E731
+    try:
+        lead = broadcast_shapes(off(x.shape), off(indices.shape))
+    except ValueError:
+        raise ValueError(f"take_along_axis(): x of shape {x.shape} and indices of shape "
+                         f"{indices.shape} do not broadcast off axis {ax}") from None
+    x = broadcast_to(x, lead[:ax] + (x.shape[ax],) + lead[ax:])
+    indices = broadcast_to(indices, lead[:ax] + (indices.shape[ax],) + lead[ax:])
+    return Tensor(_ops.run(d.Gather(ax), [x, indices], called="take_along_axis"))
 
 
 def scatter(x: Tensor, axis: int, index: Tensor, src: Tensor, /, *, reduce=None) -> Tensor:
     """A copy of x with src written (reduce=None) or added (reduce='add') at index along axis."""
     _index_tensor(index, "scatter(): index")
-    return Tensor(_ops.run(d.Scatter(int(axis), reduce), [x, index, src]))
+    return Tensor(_ops.run(d.Scatter(int(axis), reduce), [x, index, src], called="scatter"))
 
 
 def index_put(x: Tensor, indices, values: Tensor, /, *, accumulate: bool = False) -> Tensor:
@@ -517,4 +544,5 @@ def index_put(x: Tensor, indices, values: Tensor, /, *, accumulate: bool = False
         _index_tensor(t, f"index_put(): indices[{i}]")
     if not isinstance(values, Tensor):
         values = asarray(values, dtype=x.dtype, device=x.device)
-    return Tensor(_ops.run(d.IndexPut(bool(accumulate)), [x, *indices, values]))
+    return Tensor(_ops.run(d.IndexPut(bool(accumulate)), [x, *indices, values],
+                           called="index_put"))

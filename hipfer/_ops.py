@@ -12,6 +12,7 @@ type instead of through the registry, the descriptor not hashed -- then one exec
 """
 from __future__ import annotations
 
+import re
 from typing import Optional, Sequence
 
 import numpy as np
@@ -134,8 +135,14 @@ def run_arrays(be, desc, datas: Sequence, conj: Optional[tuple] = None, out=None
 
 
 def run(desc, tensors: Sequence, out=None, device: Optional[Device] = None,
-        out_shape: Optional[tuple] = None, **params):
-    """Run desc on hipfer Tensors; returns the raw output array(s) (wrap with Tensor)."""
+        out_shape: Optional[tuple] = None, called: Optional[str] = None, **params):
+    """Run desc on hipfer Tensors; returns the raw output array(s) (wrap with Tensor).
+    called: the public function this serves, named in the errors (as_called)."""
+    if called is not None:
+        try:
+            return run(desc, tensors, out, device, out_shape, **params)
+        except (ValueError, TypeError, IndexError) as e:
+            raise as_called(e, called) from None
     if len(tensors) == 1:
         t = tensors[0]
         a = t._data
@@ -162,6 +169,25 @@ def generate(desc, shape, dtype, device: Device, out=None, **params):
     return out
 
 
+_HEAD = re.compile(r"^[A-Z]\w*(\([^)]*\))?: ")  # "ScalarBinary: ", "ScalarReduce(MAX): "
+
+
+def as_called(e: Exception, fn: Optional[str]) -> Exception:
+    """e with the descriptor named at the head of its message (the prims' rules name the
+    descriptor they check: "ScalarBinary: shapes ... cannot be broadcast together")
+    replaced by the function the user called: "add(): shapes ...". The exception type is
+    kept, so ``except`` clauses written for NumPy still match."""
+    msg = str(e)
+    if not fn or not _HEAD.match(msg):
+        return e
+    try:
+        new = type(e)(_HEAD.sub(f"{fn}(): ", msg, count=1))
+    except Exception:  # an exception type that takes other arguments: keep it as it is
+        return e
+    new.__cause__ = e.__cause__
+    return new
+
+
 class Site:
     """One fixed descriptor run from one place of the namespace, many times.
 
@@ -170,13 +196,14 @@ class Site:
     looked up in ``be.plans.sites`` under (site, dtypes, shapes[, strides], conj flags):
     the first call of a key plans through ``Backend.plan`` (validation, the main plan
     cache) and files the plan's ``Backend.runner`` there (allocate, execute), so errors
-    are raised by the same code as ever."""
-    __slots__ = ("desc", "keep_layout")
+    are raised by the same code as ever, naming ``fn`` (the public function the site
+    serves) where they named the descriptor (``as_called``)."""
+    __slots__ = ("desc", "keep_layout", "fn")
 
-    def __init__(self, desc, keep_layout: bool = False):
+    def __init__(self, desc, keep_layout: bool = False, fn: Optional[str] = None):
         # keep_layout: an elementwise site writes its output in the layout of its first
         # full-size operand (NumPy's order='K'), so exp(x.T) streams x and out in order
-        self.desc, self.keep_layout = desc, keep_layout
+        self.desc, self.keep_layout, self.fn = desc, keep_layout, fn
 
     def __repr__(self):
         return f"Site({self.desc!r})"
@@ -193,9 +220,12 @@ class Site:
         sites = be.plans.sites
         hit = sites.get(key)
         if hit is None:
-            p = be.plan(self.desc, (a.dtype,), (a.shape,),
-                        strides=(a.strides,) if be.wants_strides else None,
-                        conj=(True,) if cj else None)
+            try:
+                p = be.plan(self.desc, (a.dtype,), (a.shape,),
+                            strides=(a.strides,) if be.wants_strides else None,
+                            conj=(True,) if cj else None)
+            except (ValueError, TypeError, IndexError) as e:
+                raise as_called(e, self.fn) from None
             hit = be.runner(p, self._out_perm(p, (a,)))
             be.plans.put_site(key, hit)
         return hit([a])
@@ -226,9 +256,12 @@ class Site:
         sites = be.plans.sites
         hit = sites.get(key)
         if hit is None:
-            p = be.plan(self.desc, (a.dtype, b.dtype), (a.shape, b.shape),
-                        strides=(a.strides, b.strides) if be.wants_strides else None,
-                        conj=(ca, cb) if ca or cb else None)
+            try:
+                p = be.plan(self.desc, (a.dtype, b.dtype), (a.shape, b.shape),
+                            strides=(a.strides, b.strides) if be.wants_strides else None,
+                            conj=(ca, cb) if ca or cb else None)
+            except (ValueError, TypeError, IndexError) as e:
+                raise as_called(e, self.fn) from None
             hit = be.runner(p, self._out_perm(p, (a, b)))
             be.plans.put_site(key, hit)
         return hit([a, b])

@@ -18,6 +18,7 @@ from ._indexing import take
 from ._naming import public
 from ._statistical import sum as _sum
 from ._tensor import Tensor
+from ._views import AxisError
 from .prims import descriptors as d
 from .prims.optable import ReduceOp
 
@@ -43,14 +44,14 @@ def _arg(op: ReduceOp, name: str):
             if x.size == 0:
                 raise ValueError(f"{name}() of an empty tensor has no extreme")
             if axis is not None and axis not in (0, -1):
-                raise IndexError(f"axis {axis} is out of range for a 0-d tensor")
-            out = Tensor(_ops.run(d.ArgReduce(op, 0), [x.reshape(-1)]))
+                raise AxisError(f"{name}(): axis {axis} is out of range for a 0-d tensor")
+            out = Tensor(_ops.run(d.ArgReduce(op, 0), [x.reshape(-1)], called=name))
             return out.reshape((1,) * x.ndim) if keepdims else out
         axis = int(axis)
         if not -x.ndim <= axis < x.ndim:
-            raise IndexError(f"axis {axis} is out of range for a {x.ndim}-d tensor")
+            raise AxisError(f"{name}(): axis {axis} is out of range for a {x.ndim}-d tensor")
         axis %= x.ndim
-        out = Tensor(_ops.run(d.ArgReduce(op, axis), [x]))
+        out = Tensor(_ops.run(d.ArgReduce(op, axis), [x], called=name))
         if keepdims:
             out = out.reshape(x.shape[:axis] + (1,) + x.shape[axis + 1:])
         return out
@@ -89,4 +90,5 @@ def searchsorted(x1: Tensor, x2, /, *, side: Literal["left", "right"] = "left",
             raise ValueError(f"searchsorted(): sorter shape {sorter.shape} differs from x1's {x1.shape}")
         x1 = take(x1, sorter)
     a, b, dt = operands(x1, x2)
-    return Tensor(_ops.run(d.SearchSorted(side), [cast(a, dt), cast(b, dt)]))
+    return Tensor(_ops.run(d.SearchSorted(side), [cast(a, dt), cast(b, dt)],
+                           called="searchsorted"))

@@ -19,17 +19,18 @@ def _check(x):
 def sort(x: Tensor, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Tensor:
     """Sorted copy along axis; NaN last ascending, first descending; stable by default."""
     _check(x)
-    return Tensor(_ops.run(d.Sort(axis, bool(descending), bool(stable)), [x]))
+    return Tensor(_ops.run(d.Sort(axis, bool(descending), bool(stable)), [x], called="sort"))
 
 
 def argsort(x: Tensor, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Tensor:
     _check(x)
-    return Tensor(_ops.run(d.Argsort(axis, bool(descending), bool(stable)), [x]))
+    return Tensor(_ops.run(d.Argsort(axis, bool(descending), bool(stable)), [x],
+                           called="argsort"))
 
 
 def topk(x: Tensor, k: int, /, *, axis: int = -1, largest: bool = True):
     """(values, indices) of the k largest (or smallest) along axis, in rank order.
     NaN ranks above every number; equal values keep the lower index first."""
     _check(x)
-    vals, idx = _ops.run(d.Topk(axis, int(k), bool(largest), True), [x])
+    vals, idx = _ops.run(d.Topk(axis, int(k), bool(largest), True), [x], called="topk")
     return Tensor(vals), Tensor(idx)

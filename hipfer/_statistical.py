@@ -15,6 +15,7 @@ from ._core import cast
 from ._elementwise import not_equal
 from ._naming import public
 from ._tensor import Tensor
+from ._views import AxisError
 from .prims import descriptors as d
 from .prims.optable import ReduceOp
 
@@ -28,7 +29,7 @@ def _axes(axis, ndim) -> tuple:
     out = []
     for a in axes:
         if not -ndim <= a < builtins.max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
-            raise IndexError(f"axis {a} is out of range for a {ndim}-d tensor")
+            raise AxisError(f"axis {a} is out of range for a {ndim}-d tensor")
         out.append(a % builtins.max(ndim, 1))
     if len(set(out)) != len(out):
         raise ValueError(f"repeated axis in {axis}")
@@ -39,11 +40,12 @@ _SITES: dict = {}  # (family, op, ndim, axis, extra...) -> (Site, normalized axe
 _SITES_MAX = 1024
 
 
-def _site(desc_cls, op, ndim, axis, extra):
-    """The Site of one reduction and its axes, made once per (op, ndim, axis, extra):
-    a warm call neither re-checks the axes nor builds and hashes a descriptor."""
+def _site(desc_cls, op, ndim, axis, extra, fn):
+    """The Site of one reduction and its axes, made once per (op, ndim, axis, extra, the
+    public function): a warm call neither re-checks the axes nor builds and hashes a
+    descriptor."""
     try:
-        key = (desc_cls, op, ndim, axis, *extra.values())
+        key = (desc_cls, op, ndim, axis, fn, *extra.values())
         hit = _SITES.get(key)
     except TypeError:  # an unhashable axis (a list): no caching
         key, hit = None, None
@@ -51,7 +53,7 @@ def _site(desc_cls, op, ndim, axis, extra):
         axes = _axes(axis, ndim)
         modes_a = tuple(range(ndim))
         modes_c = tuple(i for i in modes_a if i not in axes)
-        hit = (_ops.Site(desc_cls(op, modes_a, modes_c, **extra)), axes)
+        hit = (_ops.Site(desc_cls(op, modes_a, modes_c, **extra), fn=fn), axes)
         if key is not None:
             if len(_SITES) >= _SITES_MAX:
                 _SITES.clear()
@@ -59,10 +61,12 @@ def _site(desc_cls, op, ndim, axis, extra):
     return hit
 
 
-def _reduce(x: Tensor, desc_cls, op, axis, keepdims, **extra) -> Tensor:
+def _reduce(x: Tensor, desc_cls, op, axis, keepdims, fn=None, **extra) -> Tensor:
+    """op over axis; fn: the public function (its name in errors; op's by default)."""
+    fn = fn or op.cname
     if not isinstance(x, Tensor):
-        raise TypeError(f"expected a hipfer Tensor, got {type(x).__name__}")
-    site, axes = _site(desc_cls, op, x.ndim, axis, extra)
+        raise TypeError(f"{fn}() expected a hipfer Tensor, got {type(x).__name__}")
+    site, axes = _site(desc_cls, op, x.ndim, axis, extra, fn)
     out = Tensor(site.run1(x))
     if keepdims:
         out = out.reshape(tuple(1 if i in axes else n for i, n in enumerate(x.shape)))
@@ -84,9 +88,14 @@ def _accumulate_dtype(x, dtype):
 
 
 def _sum_like(op):
+    # bool arithmetic, as NumPy does it with dtype=bool: a sum is an OR, a product an AND
+    in_bool = ReduceOp.ANY if op is ReduceOp.SUM else ReduceOp.ALL
+
     def fn(x, /, *, axis=None, dtype=None, keepdims=False):
         dt = _accumulate_dtype(x, dtype)
         x = cast(x, dt)
+        if dt.kind == "b":
+            return _reduce(x, d.MetadataReduce, in_bool, axis, keepdims, fn=op.cname)
         cls = d.MetadataReduce if dt.kind in "biu" else d.ScalarReduce
         return _reduce(x, cls, op, axis, keepdims)
     return fn
@@ -119,15 +128,33 @@ WARM = {"sum": (np.add, _OWN_SUM_DTYPES, True), "prod": (np.multiply, _OWN_SUM_D
         "min": (np.minimum, _OWN_EXTREME_DTYPES, False)}
 
 
+def _in_float32_if_half(reduce):
+    """reduce(x) for a floating x, float16 computed in float32 and rounded once at the
+    end (NumPy's float16 mean/var/std: a float16 running sum overflows at 65504)."""
+    def fn(x, *args, **kw):
+        x = cast(x, _dtypes.float_for(x.dtype))
+        if x.dtype != _dtypes.float16:
+            return reduce(x, *args, **kw)
+        return cast(reduce(cast(x, _dtypes.float32), *args, **kw), _dtypes.float16)
+    return fn
+
+
 def mean(x, /, *, axis=None, keepdims=False):
-    x = cast(x, _dtypes.float_for(x.dtype))
+    return _mean(x, axis, keepdims)
+
+
+@_in_float32_if_half
+def _mean(x, axis, keepdims):
     return _reduce(x, d.ScalarReduce, ReduceOp.MEAN, axis, keepdims)
 
 
 def _spread(op):
+    @_in_float32_if_half
+    def spread(x, axis, keepdims, correction):
+        return _reduce(x, d.AnalyticReduce, op, axis, keepdims, correction=correction)
+
     def fn(x, /, *, axis=None, correction=0.0, keepdims=False):
-        x = cast(x, _dtypes.float_for(x.dtype))
-        return _reduce(x, d.AnalyticReduce, op, axis, keepdims, correction=float(correction))
+        return spread(x, axis, keepdims, float(correction))
     return fn
 
 
@@ -160,9 +187,10 @@ def _cumulative(op, name):
             axis = 0
         axis = int(axis)
         if not -x.ndim <= axis < x.ndim:
-            raise IndexError(f"axis {axis} is out of range for a {x.ndim}-d tensor")
+            raise AxisError(f"axis {axis} is out of range for a {x.ndim}-d tensor")
         x = cast(x, _accumulate_dtype(x, dtype))
-        return Tensor(_ops.run(d.Cumulative(op, axis % x.ndim, bool(include_initial)), [x]))
+        return Tensor(_ops.run(d.Cumulative(op, axis % x.ndim, bool(include_initial)), [x],
+                               called=name))
     fn.__name__ = name
     fn.__doc__ = (f"Running {op.value} along axis (optional for 1-d x), in dtype (default: x's, "
                   "with integers widened to 64 bits as in sum); include_initial prepends the "

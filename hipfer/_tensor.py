@@ -189,8 +189,19 @@ class Tensor:
         if copy:
             a = a.copy() if a is self._data else a
         elif copy is False and a is not self._data:
-            raise ValueError("a copy is needed to resolve the conjugation flag (copy=False given)")
+            why = [w for w, needed in (("the dtype changes", a.dtype != self._data.dtype),
+                                       ("the conjugation flag must be applied", self._conj))
+                   if needed]
+            raise ValueError(f"numpy.asarray(tensor, copy=False): a copy is needed because "
+                             f"{' and '.join(why) or 'the data must be rearranged'}")
         return a
+
+    # pickling (every protocol: __slots__ need these for protocols 0 and 1)
+    def __getstate__(self):
+        return self._data, self._conj
+
+    def __setstate__(self, state):
+        self._data, self._conj = state
 
     def __repr__(self):
         body = np.array2string(self._host(), separator=", ", prefix="tensor(")

@@ -4,6 +4,7 @@ from __future__ import annotations
 from ._elementwise import not_equal, subtract
 from ._manipulation import concat
 from ._tensor import Tensor
+from ._views import AxisError
 
 __all__ = ["diff"]
 
@@ -17,9 +18,11 @@ def diff(x: Tensor, /, *, axis: int = -1, n: int = 1, prepend: Tensor | None = N
     if x.ndim == 0:
         raise ValueError("diff() needs at least one axis")
     if not -x.ndim <= axis < x.ndim:
-        raise IndexError(f"axis {axis} is out of range for a {x.ndim}-d tensor")
+        raise AxisError(f"diff(): axis {axis} is out of range for a {x.ndim}-d tensor")
     if not isinstance(n, int) or n < 0:
         raise ValueError(f"diff(): n must be a non-negative int, got {n!r}")
+    if n == 0:
+        return x  # NumPy's: no difference taken, prepend and append not joined
     axis %= x.ndim
     parts = [p for p in (prepend, x, append) if p is not None]
     if len(parts) > 1:

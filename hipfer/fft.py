@@ -19,12 +19,12 @@ import operator
 import numpy as np
 
 from . import _dtypes, _ops
-from ._core import cast as _cast
+from ._core import cast as _cast, fill as _fill
 from ._creation import asarray as _asarray
 from ._manipulation import roll as _roll
 from ._tensor import Tensor
 from .prims import descriptors as d
-from .prims.infer import complex_dtype
+from .prims.infer import complex_dtype, infer as _infer
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft",
            "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
@@ -45,16 +45,23 @@ def _norm(norm) -> str:
     return norm
 
 
+def _real_for(dt) -> np.dtype:
+    """The real dtype a transform computes in: float16 in float32 (there is no complex
+    half; NumPy's transforms of float16 give complex64 / float32 too), integers and bool
+    in float64."""
+    return _dtypes.float32 if dt == _dtypes.float16 else _dtypes.float_for(dt)
+
+
 def _as_complex(x: Tensor, name: str) -> Tensor:
     x = _tensor(x, name)
-    return _cast(x, complex_dtype(_dtypes.float_for(x.dtype)))
+    return _cast(x, complex_dtype(_real_for(x.dtype)))
 
 
 def _as_real(x: Tensor, name: str) -> Tensor:
     x = _tensor(x, name)
     if x.dtype.kind == "c":
         raise TypeError(f"{name}() needs a real-valued tensor, got {x.dtype}")
-    return _cast(x, _dtypes.float_for(x.dtype))
+    return _cast(x, _real_for(x.dtype))
 
 
 def _axis(axis, ndim: int) -> int:
@@ -73,47 +80,54 @@ def _size(n, default: int) -> int:
     return n
 
 
-def _transform(kind, x: Tensor, axes, sizes, norm, inverse=False) -> Tensor:
-    return Tensor(_ops.run(d.Fft(kind, tuple(axes), tuple(sizes), inverse, _norm(norm)), [x]))
+def _transform(kind, x: Tensor, axes, sizes, norm, inverse=False, name=None) -> Tensor:
+    desc = d.Fft(kind, tuple(axes), tuple(sizes), inverse, _norm(norm))
+    if x.size == 0:  # zero-padded to the sizes asked for: the transform of zeros
+        ((shape, dt),) = _infer(desc, (x.dtype,), (x.shape,))
+        return _fill(shape, 0, dt, x.device)
+    return Tensor(_ops.run(desc, [x], called=name))
 
 
 # ----------------------------------------------------------------- one axis
-def _one(kind, x: Tensor, n, axis, norm, inverse=False, halved=False) -> Tensor:
-    """A 1-d transform; halved: the default n is 2 * (M - 1) (C2R, hfft)."""
+def _one(kind, x: Tensor, n, axis, norm, inverse=False, halved=False, name=None) -> Tensor:
+    """A 1-d transform; halved: the default n is 2 * (M - 1) (C2R, hfft); name: the
+    public function (in errors)."""
     if x.ndim == 0:
-        raise ValueError("the transform needs at least one axis, got a 0-d tensor")
+        raise ValueError(f"{name}(): the transform needs at least one axis, got a 0-d tensor")
     ax = _axis(axis, x.ndim)
     m = x.shape[ax]
-    return _transform(kind, x, (ax,), (_size(n, 2 * (m - 1) if halved else m),), norm, inverse)
+    return _transform(kind, x, (ax,), (_size(n, 2 * (m - 1) if halved else m),), norm, inverse,
+                      name)
 
 
 def fft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Tensor:
-    return _one(d.FftKind.C2C, _as_complex(x, "fft"), n, axis, norm)
+    return _one(d.FftKind.C2C, _as_complex(x, "fft"), n, axis, norm, name="fft")
 
 
 def ifft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Tensor:
-    return _one(d.FftKind.C2C, _as_complex(x, "ifft"), n, axis, norm, inverse=True)
+    return _one(d.FftKind.C2C, _as_complex(x, "ifft"), n, axis, norm, inverse=True, name="ifft")
 
 
 def rfft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Tensor:
-    return _one(d.FftKind.R2C, _as_real(x, "rfft"), n, axis, norm)
+    return _one(d.FftKind.R2C, _as_real(x, "rfft"), n, axis, norm, name="rfft")
 
 
 def irfft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Tensor:
-    return _one(d.FftKind.C2R, _as_complex(x, "irfft"), n, axis, norm, halved=True)
+    return _one(d.FftKind.C2R, _as_complex(x, "irfft"), n, axis, norm, halved=True,
+                name="irfft")
 
 
 def hfft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Tensor:
     """FFT of a Hermitian-symmetric signal given by its first half: irfft(conj(x)) with
     the normalisation direction swapped."""
     x = _as_complex(x, "hfft").conj()
-    return _one(d.FftKind.C2R, x, n, axis, _SWAP[_norm(norm)], halved=True)
+    return _one(d.FftKind.C2R, x, n, axis, _SWAP[_norm(norm)], halved=True, name="hfft")
 
 
 def ihfft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Tensor:
     """Inverse of hfft: conj(rfft(x)) with the normalisation direction swapped."""
     x = _as_real(x, "ihfft")
-    return _one(d.FftKind.R2C, x, n, axis, _SWAP[_norm(norm)]).conj()
+    return _one(d.FftKind.R2C, x, n, axis, _SWAP[_norm(norm)], name="ihfft").conj()
 
 
 # ---------------------------------------------------------------- many axes
@@ -136,7 +150,7 @@ def _many(kind, x: Tensor, s, axes, norm, inverse=False, halved=False, name="fft
     sizes = [_size(n, x.shape[a]) for n, a in zip(s, axes)]
     if halved:
         sizes[-1] = _size(s[-1], 2 * (x.shape[axes[-1]] - 1))
-    return _transform(kind, x, axes, sizes, norm, inverse)
+    return _transform(kind, x, axes, sizes, norm, inverse, name)
 
 
 def fftn(x: Tensor, /, *, s=None, axes=None, norm: str = "backward") -> Tensor:
@@ -189,9 +203,8 @@ def _shift(x: Tensor, axes, sign: int, name: str) -> Tensor:
         axes = tuple(range(x.ndim))
     elif isinstance(axes, (int, np.integer)):
         axes = (axes,)
+    # a repeated axis shifts again, as NumPy's (roll adds the shifts of repeated axes up)
     axes = tuple(_axis(a, x.ndim) for a in axes)
-    if len(set(axes)) != len(axes):
-        raise ValueError(f"{name}(): axes {axes} repeat an axis")
     if not axes:
         return x
     return _roll(x, tuple(sign * (x.shape[a] // 2) for a in axes), axis=axes)

@@ -25,11 +25,12 @@ from . import _dtypes, _ops
 from ._core import cast as _cast
 from ._creation import empty as _empty, zeros as _zeros
 from ._einsum import contract
-from ._elementwise import (abs as _abs, greater as _greater, multiply as _multiply,
-                           not_equal as _not_equal, pow as _pow, reciprocal as _reciprocal,
-                           sqrt as _sqrt, square as _square, subtract as _subtract, where as _where)
+from ._elementwise import (abs as _abs, greater as _greater, isfinite as _isfinite,
+                           multiply as _multiply, not_equal as _not_equal, pow as _pow,
+                           reciprocal as _reciprocal, sqrt as _sqrt, square as _square,
+                           subtract as _subtract, where as _where)
 from ._linear_algebra import matmul
-from ._statistical import max as _max, min as _min, sum as _sum
+from ._statistical import all as _all, max as _max, min as _min, sum as _sum
 from ._tensor import Tensor
 from ._views import (broadcast_to, diagonal, matrix_transpose, moveaxis as _moveaxis, permute_dims,
                      reshape)
@@ -103,8 +104,19 @@ def _numeric(x, name: str) -> Tensor:
 
 
 def _factor(kind: d.FactorKind, inputs, full=False):
-    out = _ops.run(d.Factorize(kind, full), inputs)
+    out = _ops.run(d.Factorize(kind, full), inputs, called=kind.value)
     return tuple(Tensor(o) for o in out) if isinstance(out, tuple) else Tensor(out)
+
+
+def _finite(x: Tensor, name: str) -> Tensor:
+    """x, checked to hold no inf or NaN: the iterative solvers (SVD, the eigensolvers)
+    can loop for ever or return garbage on them (OpenBLAS's gesdd never returns for a
+    matrix holding inf). One reduction and one read-back, which the solver's own info
+    read pays on the GPU anyway."""
+    if x.size and not bool(_all(_isfinite(x))):
+        raise LinAlgError(f"{name}(): the matrix holds inf or NaN, which {name} cannot "
+                          "decompose")
+    return x
 
 
 def _eps_tol(x: Tensor, rtol):
@@ -143,20 +155,20 @@ def inv(x: Tensor, /) -> Tensor:
 
 
 def eigh(x: Tensor, /) -> EighResult:
-    return EighResult(*_factor(K.EIGH, [_matrices(x, "eigh", square=True)]))
+    return EighResult(*_factor(K.EIGH, [_finite(_matrices(x, "eigh", square=True), "eigh")]))
 
 
 def eigvalsh(x: Tensor, /) -> Tensor:
-    return _factor(K.EIGVALSH, [_matrices(x, "eigvalsh", square=True)])
+    return _factor(K.EIGVALSH, [_finite(_matrices(x, "eigvalsh", square=True), "eigvalsh")])
 
 
 def eig(x: Tensor, /) -> EigResult:
     """Eigenvalues and eigenvectors of a general matrix, always complex."""
-    return EigResult(*_factor(K.EIG, [_matrices(x, "eig", square=True)]))
+    return EigResult(*_factor(K.EIG, [_finite(_matrices(x, "eig", square=True), "eig")]))
 
 
 def eigvals(x: Tensor, /) -> Tensor:
-    return _factor(K.EIGVALS, [_matrices(x, "eigvals", square=True)])
+    return _factor(K.EIGVALS, [_finite(_matrices(x, "eigvals", square=True), "eigvals")])
 
 
 def qr(x: Tensor, /, *, mode: str = "reduced") -> QRResult:
@@ -166,11 +178,12 @@ def qr(x: Tensor, /, *, mode: str = "reduced") -> QRResult:
 
 
 def svd(x: Tensor, /, *, full_matrices: bool = True) -> SVDResult:
-    return SVDResult(*_factor(K.SVD, [_matrices(x, "svd")], full=bool(full_matrices)))
+    return SVDResult(*_factor(K.SVD, [_finite(_matrices(x, "svd"), "svd")],
+                              full=bool(full_matrices)))
 
 
 def svdvals(x: Tensor, /) -> Tensor:
-    return _factor(K.SVDVALS, [_matrices(x, "svdvals")])
+    return _factor(K.SVDVALS, [_finite(_matrices(x, "svdvals"), "svdvals")])
 
 
 def solve(x1: Tensor, x2: Tensor, /) -> Tensor:
@@ -216,7 +229,8 @@ def pinv(x: Tensor, /, *, rtol=None) -> Tensor:
     u, s, vh = svd(x, full_matrices=False)
     keep = _greater(s, _multiply(_max(s, axis=-1, keepdims=True), _eps_tol(x, rtol)))
     s_inv = _where(keep, _reciprocal(_where(keep, s, 1.0)), 0.0)
-    v_scaled = _multiply(matrix_transpose(vh.conj()), reshape(s_inv, s_inv.shape[:-1] + (1, s.shape[-1])))
+    v_scaled = _multiply(matrix_transpose(vh.conj()),
+                         reshape(s_inv, s_inv.shape[:-1] + (1, s.shape[-1])))
     return matmul(v_scaled, matrix_transpose(u.conj()))
 
 
@@ -355,6 +369,26 @@ def _move_last(x: Tensor, axis: int) -> Tensor:
 
 
 # ------------------------------------------------------------------- norms
+def _over(a: Tensor, axis) -> int:
+    """How many elements each result of a reduction of a over axis (None: all) gathers."""
+    axes = range(a.ndim) if axis is None else (axis,) if isinstance(axis, int) else axis
+    return math.prod(a.shape[i] for i in axes)
+
+
+def _largest(a: Tensor, name: str, axis, keepdims: bool) -> Tensor:
+    """The max of the non-negative a: 0 over an empty axis (NumPy's norms of nothing)."""
+    if _over(a, axis) == 0:
+        return _sum(a, axis=axis, keepdims=keepdims)
+    return _max(a, axis=axis, keepdims=keepdims)
+
+
+def _smallest(a: Tensor, name: str, axis, keepdims: bool) -> Tensor:
+    if _over(a, axis) == 0:
+        raise ValueError(f"{name}(): the smallest of an empty axis is undefined (the norm "
+                         "of ord -1, -2 or -inf of a zero-size operand)")
+    return _min(a, axis=axis, keepdims=keepdims)
+
+
 def vector_norm(x: Tensor, /, *, axis=None, keepdims: bool = False, ord=2) -> Tensor:
     """p-norms over axis (all axes when None); the result is real of x's precision."""
     x = _floating(_tensor(x, "vector_norm"))
@@ -365,9 +399,9 @@ def vector_norm(x: Tensor, /, *, axis=None, keepdims: bool = False, ord=2) -> Te
     if ord == 1:
         return _sum(a, **kw)
     if ord == math.inf:
-        return _max(a, **kw)
+        return _largest(a, "vector_norm", axis, keepdims)
     if ord == -math.inf:
-        return _min(a, **kw)
+        return _smallest(a, "vector_norm", axis, keepdims)
     if ord == 0:
         return _sum(_cast(_not_equal(a, 0), a.dtype), **kw)
     if isinstance(ord, (bool, str)) or not isinstance(ord, (int, float, np.integer, np.floating)):
@@ -379,7 +413,8 @@ def vector_norm(x: Tensor, /, *, axis=None, keepdims: bool = False, ord=2) -> Te
 def matrix_norm(x: Tensor, /, *, keepdims: bool = False, ord="fro") -> Tensor:
     """'fro', 'nuc', 1, -1, 2, -2, inf, -inf over the last two axes."""
     x = _matrices(x, "matrix_norm")
-    extreme = {1: _max, -1: _min, 2: _max, -2: _min, math.inf: _max, -math.inf: _min}
+    extreme = {1: _largest, -1: _smallest, 2: _largest, -2: _smallest, math.inf: _largest,
+               -math.inf: _smallest}
     if isinstance(ord, str):
         if ord == "fro":
             r = _sqrt(_sum(_square(_abs(x)), axis=(-2, -1)))
@@ -392,7 +427,7 @@ def matrix_norm(x: Tensor, /, *, keepdims: bool = False, ord="fro") -> Tensor:
             vals = svdvals(x)
         else:  # 1: column sums, inf: row sums of |x|
             vals = _sum(_abs(x), axis=-2 if abs(ord) == 1 else -1)
-        r = extreme[ord](vals, axis=-1)
+        r = extreme[ord](vals, "matrix_norm", -1, False)
     else:
         raise ValueError(f"matrix_norm(): ord must be 'fro', 'nuc', +-1, +-2 or +-inf, got {ord!r}")
     return reshape(r, r.shape + (1, 1)) if keepdims else r
