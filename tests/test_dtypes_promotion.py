@@ -365,11 +365,13 @@ def test_iinfo(name):
 
 
 def test_info_wrong_kind():
-    with pytest.raises(TypeError, match="floating"):
+    # NumPy's type for these (np.finfo(np.int32) raises ValueError), so except clauses
+    # written for NumPy keep working
+    with pytest.raises(ValueError, match="floating"):
         hf.finfo(hf.int32)
-    with pytest.raises(TypeError, match="integer"):
+    with pytest.raises(ValueError, match="integer"):
         hf.iinfo(hf.float32)
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError):
         hf.iinfo(hf.bool)
 
 

@@ -67,7 +67,7 @@ def _general_binary(name, x1, x2):
     if dt.kind not in row.kinds:
         raise TypeError(f"{name}() does not support dtype {dt}")
     desc = E._BINARY_DESC[row.family](op)
-    return Tensor(_ops.run(desc, [_general_cast(a, dt), _general_cast(b, dt)]))
+    return Tensor(_ops.run(desc, [_general_cast(a, dt), _general_cast(b, dt)], called=name))
 
 
 def _general_unary(name, x):
@@ -77,7 +77,7 @@ def _general_unary(name, x):
         x = _general_cast(x, _dtypes.default_float)
     if x.dtype.kind not in row.kinds:
         raise TypeError(f"{name}() does not support dtype {x.dtype}")
-    return Tensor(_ops.run(E._UNARY_DESC[row.family](op), [x]))
+    return Tensor(_ops.run(E._UNARY_DESC[row.family](op), [x], called=name))
 
 
 def _outcome(fn, *args):
