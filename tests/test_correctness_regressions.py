@@ -160,29 +160,37 @@ def test_svd_of_inf_returns_in_a_fresh_process():
 
 
 # ----------------------------------------------------------------- norms of nothing
+# The rule (NumPy 2.3+'s; 2.2 raised for all of them): a norm that is a largest value is
+# 0 over nothing, a norm that is a smallest value has none. Written out here, so the
+# test does not depend on which NumPy runs it.
+def _reduced_count(shape, ord):
+    """How many values the extreme of matrix_norm(ord) is taken over."""
+    m, n = shape[-2:]
+    return {1: n, -1: n, np.inf: m, -np.inf: m, 2: min(m, n), -2: min(m, n)}.get(ord, 1)
+
+
 @pytest.mark.parametrize("shape", [(0, 0), (3, 0), (0, 4), (2, 0, 3)])
 def test_matrix_norms_of_empty_matrices(be, shape):
     z = np.zeros(shape)
     for ord in (1, 2, np.inf, "fro", "nuc", -1, -2, -np.inf):
-        try:
-            want = np.linalg.matrix_norm(z, ord=ord)
-        except ValueError:  # the smallest of nothing: NumPy refuses, and so must hipfer
+        smallest = not isinstance(ord, str) and ord < 0
+        if smallest and _reduced_count(shape, ord) == 0:
             with pytest.raises(ValueError, match="matrix_norm"):
                 hla.matrix_norm(_t(z), ord=ord)
             continue
         got = hla.matrix_norm(_t(z), ord=ord)
-        assert got.shape == np.shape(want)
-        np.testing.assert_array_equal(host(got), want)
+        assert got.shape == shape[:-2] and got.dtype == np.float64
+        np.testing.assert_array_equal(host(got), np.zeros(shape[:-2]))
 
 
 def test_vector_norms_of_nothing(be):
     for shape, axis in (((0,), None), ((2, 0), 1), ((0, 3), 0), ((0, 3), None)):
         z = np.zeros(shape)
+        out = np.zeros(shape).sum(axis=axis).shape
         for ord in (np.inf, 0, 1, 2, 3.5):
-            want = np.linalg.vector_norm(z, ord=ord, axis=axis)
             got = hla.vector_norm(_t(z), ord=ord, axis=axis)
-            assert got.shape == np.shape(want)
-            np.testing.assert_array_equal(host(got), want)
+            assert got.shape == out
+            np.testing.assert_array_equal(host(got), np.zeros(out))
         with pytest.raises(ValueError, match="vector_norm"):
             hla.vector_norm(_t(z), ord=-np.inf, axis=axis)
     # an empty result of non-empty axes is fine for the minimum too
