@@ -272,3 +272,18 @@ def test_tensors_pickle_with_every_protocol(protocol, rng):
         y = pickle.loads(pickle.dumps(x, protocol=protocol))
         assert type(y) is hf.Tensor and y.is_conj() == x.is_conj() and y.dtype == x.dtype
         np.testing.assert_array_equal(host(y), host(x))
+
+
+# ====================================================== found by tools/fuzz.py (issue 19)
+# --------------------------------------------------- reductions of a 0-d tensor
+@pytest.mark.parametrize("fn", ["sum", "prod", "max", "min", "mean", "var", "std", "all",
+                                "any", "count_nonzero"])
+def test_reductions_of_a_0d_tensor_take_axis_0_and_minus_1(be, rng, fn):
+    x = np.asarray(rng.standard_normal())
+    want = getattr(np, fn)(x)  # over no axis, as NumPy's reductions take axis 0 and -1
+    for axis in (0, -1, (0,), (-1,)):
+        got = getattr(hf, fn)(_t(x), axis=axis)
+        assert got.shape == () and got.dtype == np.asarray(want).dtype
+        np.testing.assert_allclose(host(got), want)
+    with pytest.raises(np.exceptions.AxisError):
+        getattr(hf, fn)(_t(x), axis=1)
