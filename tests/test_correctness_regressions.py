@@ -287,3 +287,94 @@ def test_reductions_of_a_0d_tensor_take_axis_0_and_minus_1(be, rng, fn):
         np.testing.assert_allclose(host(got), want)
     with pytest.raises(np.exceptions.AxisError):
         getattr(hf, fn)(_t(x), axis=1)
+
+
+# --------------------------------------------- indices where nothing is read
+def _both_raise(call_np, call_hf, err=IndexError):
+    with pytest.raises(err):
+        call_np()
+    with pytest.raises(err):
+        call_hf()
+
+
+def test_indices_are_checked_when_the_result_is_empty(be, rng):
+    x = rng.standard_normal((0, 3))
+    ix = rng.integers(3, 9, (2,))
+    _both_raise(lambda: x[:, ix], lambda: _t(x)[:, _t(ix)])
+    _both_raise(lambda: np.take(x, ix, axis=0), lambda: hf.take(_t(x), _t(ix), axis=0))
+    ok = rng.integers(-3, 3, (4,))
+    assert _t(x)[:, _t(ok)].shape == x[:, ok].shape == (0, 4)
+    # take along an axis of size 3 of an empty x: an index of 3 or more is refused (NumPy
+    # checks nothing there; the standard leaves out-of-range indices unspecified)
+    y = rng.standard_normal((2, 3, 0))
+    with pytest.raises(IndexError, match="out of bounds for axis 1"):
+        hf.take(_t(y), _t(ix), axis=1)
+    assert hf.take(_t(y), _t(ok), axis=1).shape == np.take(y, ok, axis=1).shape
+    z = np.zeros((2, 1, 0))
+    i0 = np.zeros(1, np.int64)
+    _both_raise(lambda: z.__setitem__((Ellipsis, i0, i0, i0), 1.0),
+                lambda: _t(z).__setitem__((Ellipsis, _t(i0), _t(i0), _t(i0)), 1.0))
+
+
+def test_a_0d_integer_index_is_checked_next_to_arrays_broadcasting_to_nothing(be, rng):
+    x = rng.standard_normal((1, 1, 2))
+    none, one, zero = np.zeros((0, 1), np.int32), np.array(1, np.int32), np.zeros((1, 1),
+                                                                                   np.int32)
+    _both_raise(lambda: x[..., none, one, zero], lambda: _t(x)[..., _t(none), _t(one), _t(zero)])
+    ok = np.array(0, np.int32)
+    got = _t(x)[_t(none), _t(ok), _t(zero)]
+    np.testing.assert_array_equal(host(got), x[none, ok, zero])
+
+
+# ----------------------------------------------------------- assigned values
+def test_assigned_values_must_fit_an_empty_destination(be, rng):
+    x = rng.standard_normal((5, 5, 0))
+    v = rng.standard_normal((7, 5, 0))
+    _both_raise(lambda: x.__setitem__(Ellipsis, v),
+                lambda: _t(x).__setitem__(Ellipsis, _t(v)), ValueError)
+
+
+def test_assigned_values_may_carry_leading_ones(be, rng):
+    x, v = rng.standard_normal((4, 3)), rng.standard_normal((1, 1, 2, 3))
+    t = _t(x)
+    t[1:3] = _t(v)
+    x[1:3] = v
+    np.testing.assert_array_equal(host(t), x)
+
+
+@pytest.mark.parametrize("dt,value", [(np.uint8, 300), (np.uint8, -1), (np.int32, 2 ** 40),
+                                      (np.uint16, -2.5), (np.int16, float("inf")),
+                                      (np.int64, float("nan")), (np.uint64, -1)])
+def test_assigned_python_scalars_must_fit_an_integer_tensor(be, rng, dt, value):
+    x = rng.integers(0, 100, (3, 2)).astype(dt)
+    with pytest.raises((OverflowError, ValueError)) as want:
+        x[...] = value
+    for key in (Ellipsis, (slice(None), 0), np.array([1, 0])):
+        with pytest.raises(want.type):
+            _t(x)[key if not isinstance(key, np.ndarray) else _t(key)] = value
+    t = _t(x)
+    t[...] = 2.75  # a finite float in range truncates, as in NumPy
+    x[...] = 2.75
+    np.testing.assert_array_equal(host(t), x)
+
+
+# ------------------------------------------------------------------- creation
+@pytest.mark.parametrize("dt,value", [(np.uint16, -4), (np.int8, 128), (np.uint64, 2 ** 64),
+                                      (np.int32, -2 ** 31 - 1)])
+def test_fill_values_must_fit_an_integer_dtype(be, dt, value):
+    with pytest.raises(OverflowError):
+        np.full((2,), value, dtype=dt)
+    with pytest.raises(OverflowError, match="^full\\(\\)"):
+        hf.full((2,), value, dtype=dt)
+    with pytest.raises(OverflowError, match="^full_like\\(\\)"):
+        hf.full_like(_t(np.zeros(3, dt)), value)
+    with pytest.raises(TypeError, match="^full_like\\(\\)"):
+        hf.full_like(_t(np.zeros(3, np.float32)), 1 + 2j)
+
+
+def test_asarray_of_python_ints_into_uint64_is_exact(be, rng):
+    vals = [int(v) for v in rng.integers(2 ** 62, 2 ** 64 - 1, 6, dtype=np.uint64)]
+    got = hf.asarray(vals, dtype=hf.uint64)
+    np.testing.assert_array_equal(host(got), np.asarray(vals, dtype=np.uint64))
+    with pytest.raises(OverflowError):
+        hf.asarray([-1, 3], dtype=hf.uint8)
