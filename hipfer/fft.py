@@ -71,12 +71,12 @@ def _axis(axis, ndim: int) -> int:
     return axis % ndim
 
 
-def _size(n, default: int) -> int:
-    if n is None:
-        return default
-    n = operator.index(n)
+def _size(n, default: int, name: str) -> int:
+    """The number of data points of one axis: n, or the default from the input's length
+    (checked too: an empty axis, or irfft of one point, has none to transform)."""
+    n = default if n is None else operator.index(n)
     if n < 1:
-        raise ValueError(f"invalid number of data points ({n}): must be >= 1")
+        raise ValueError(f"{name}(): invalid number of data points ({n}): must be >= 1")
     return n
 
 
@@ -89,42 +89,45 @@ def _transform(kind, x: Tensor, axes, sizes, norm, inverse=False) -> Tensor:
 
 
 # ----------------------------------------------------------------- one axis
-def _one(kind, x: Tensor, n, axis, norm, inverse=False, halved=False) -> Tensor:
-    """A 1-d transform; halved: the default n is 2 * (M - 1) (C2R, hfft)."""
+def _one(kind, x: Tensor, n, axis, norm, inverse=False, halved=False, name="fft") -> Tensor:
+    """A 1-d transform; halved: the default n is 2 * (M - 1) (C2R, hfft); name: the
+    public function (its errors)."""
     if x.ndim == 0:
-        raise ValueError("the transform needs at least one axis, got a 0-d tensor")
+        raise ValueError(f"{name}(): the transform needs at least one axis, got a 0-d tensor")
     ax = _axis(axis, x.ndim)
     m = x.shape[ax]
-    return _transform(kind, x, (ax,), (_size(n, 2 * (m - 1) if halved else m),), norm, inverse)
+    size = _size(n, 2 * (m - 1) if halved else m, name)
+    return _transform(kind, x, (ax,), (size,), norm, inverse)
 
 
 def fft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Tensor:
-    return _one(d.FftKind.C2C, _as_complex(x, "fft"), n, axis, norm)
+    return _one(d.FftKind.C2C, _as_complex(x, "fft"), n, axis, norm, name="fft")
 
 
 def ifft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Tensor:
-    return _one(d.FftKind.C2C, _as_complex(x, "ifft"), n, axis, norm, inverse=True)
+    return _one(d.FftKind.C2C, _as_complex(x, "ifft"), n, axis, norm, inverse=True, name="ifft")
 
 
 def rfft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Tensor:
-    return _one(d.FftKind.R2C, _as_real(x, "rfft"), n, axis, norm)
+    return _one(d.FftKind.R2C, _as_real(x, "rfft"), n, axis, norm, name="rfft")
 
 
 def irfft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Tensor:
-    return _one(d.FftKind.C2R, _as_complex(x, "irfft"), n, axis, norm, halved=True)
+    return _one(d.FftKind.C2R, _as_complex(x, "irfft"), n, axis, norm, halved=True,
+                name="irfft")
 
 
 def hfft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Tensor:
     """FFT of a Hermitian-symmetric signal given by its first half: irfft(conj(x)) with
     the normalisation direction swapped."""
     x = _as_complex(x, "hfft").conj()
-    return _one(d.FftKind.C2R, x, n, axis, _SWAP[_norm(norm)], halved=True)
+    return _one(d.FftKind.C2R, x, n, axis, _SWAP[_norm(norm)], halved=True, name="hfft")
 
 
 def ihfft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Tensor:
     """Inverse of hfft: conj(rfft(x)) with the normalisation direction swapped."""
     x = _as_real(x, "ihfft")
-    return _one(d.FftKind.R2C, x, n, axis, _SWAP[_norm(norm)]).conj()
+    return _one(d.FftKind.R2C, x, n, axis, _SWAP[_norm(norm)], name="ihfft").conj()
 
 
 # ---------------------------------------------------------------- many axes
@@ -144,9 +147,10 @@ def _many(kind, x: Tensor, s, axes, norm, inverse=False, halved=False, name="fft
             raise ValueError(f"{name}(): needs at least one axis to transform")
         return Tensor(_ops.run(d.MakeContiguous(), [x]))  # no axis: the identity, as a copy
     s = (None,) * len(axes) if s is None else tuple(None if n == -1 else n for n in s)
-    sizes = [_size(n, x.shape[a]) for n, a in zip(s, axes)]
+    full = [x.shape[a] for a in axes]
     if halved:
-        sizes[-1] = _size(s[-1], 2 * (x.shape[axes[-1]] - 1))
+        full[-1] = 2 * (full[-1] - 1)
+    sizes = [_size(n, m, name) for n, m in zip(s, full)]
     return _transform(kind, x, axes, sizes, norm, inverse)
 
 

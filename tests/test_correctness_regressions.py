@@ -289,6 +289,15 @@ def test_reductions_of_a_0d_tensor_take_axis_0_and_minus_1(be, rng, fn):
         getattr(hf, fn)(_t(x), axis=1)
 
 
+@pytest.mark.parametrize("ord", [np.inf, -np.inf, 2, 1])
+def test_vector_norm_of_a_0d_tensor_and_of_bad_axes(be, rng, ord):
+    x = np.asarray(rng.standard_normal())
+    got = hla.vector_norm(_t(x), axis=0, ord=ord)
+    np.testing.assert_allclose(host(got), np.linalg.vector_norm(x, ord=ord))
+    with pytest.raises(np.exceptions.AxisError):  # not IndexError("tuple index ...")
+        hla.vector_norm(_t(rng.standard_normal((2, 3))), axis=5, ord=ord)
+
+
 # --------------------------------------------- indices where nothing is read
 def _both_raise(call_np, call_hf, err=IndexError):
     with pytest.raises(err):
@@ -378,3 +387,60 @@ def test_asarray_of_python_ints_into_uint64_is_exact(be, rng):
     np.testing.assert_array_equal(host(got), np.asarray(vals, dtype=np.uint64))
     with pytest.raises(OverflowError):
         hf.asarray([-1, 3], dtype=hf.uint8)
+
+
+# ---------------------------------------------------------------------- clip
+@pytest.mark.parametrize("xdt", [np.uint8, np.int32, np.uint32])
+def test_clip_refuses_a_float_tensor_bound_of_an_integer_x(be, rng, xdt):
+    x = rng.integers(0, 50, 8).astype(xdt)
+    bound = _t(np.asarray(-1.5, np.float16))
+    for kw in ({"min": bound}, {"max": bound}):
+        with pytest.raises(TypeError, match="clip"):  # as a float scalar bound: no wrapping
+            hf.clip(_t(x), **kw)
+    got = hf.clip(_t(x), min=_t(np.asarray(3, np.int16)))  # an integer bound clips
+    np.testing.assert_array_equal(host(got), np.maximum(x, 3).astype(xdt))
+
+
+# ----------------------------------------------------------------- diff, fft
+def test_diff_names_itself_for_mismatched_prepend(be, rng):
+    x = rng.standard_normal((4, 3))
+    for kw in ({"prepend": _t(rng.standard_normal((2, 2)))},
+               {"append": _t(rng.standard_normal((4, 1, 1)))}):
+        with pytest.raises(ValueError, match="^diff\\(\\)"):
+            hf.diff(_t(x), axis=0, **kw)
+
+
+@pytest.mark.parametrize("name,shape,kw", [("irfft", (3, 1), {}), ("hfft", (4, 1), {"axis": 1}),
+                                           ("fft", (0,), {}), ("ifft", (2, 0), {}),
+                                           ("irfftn", (2, 1), {}),
+                                           ("rfftn", (1, 0, 2), {"axes": (1, 2)})])
+def test_transforms_without_data_points_name_themselves(be, rng, name, shape, kw):
+    x = rng.standard_normal(shape)
+    with pytest.raises(ValueError):
+        getattr(np.fft, name)(x, **kw)
+    with pytest.raises(ValueError, match=f"^{name}\\(\\): invalid number of data points"):
+        getattr(hf.fft, name)(_t(x), **kw)
+
+
+# --------------------------------------------------------------------- linalg
+@pytest.mark.parametrize("name", ["inv", "det", "slogdet", "qr", "svdvals", "pinv",
+                                  "matrix_rank", "cholesky", "eigvalsh"])
+@pytest.mark.parametrize("n", [0, 2])
+def test_solvers_refuse_float16_empty_or_not(be, name, n):
+    a = np.eye(n, dtype=np.float16)[None].repeat(2, axis=0)
+    with pytest.raises(TypeError, match=f"^{name}\\(\\).*float16"):
+        getattr(hla, name)(_t(a))
+    with pytest.raises(TypeError, match="^solve\\(\\).*float16"):
+        hla.solve(_t(a), _t(np.ones((2, n), np.float16)))
+
+
+def test_functions_built_on_others_name_themselves(be, rng):
+    a = rng.standard_normal((3, 3))
+    a[1, 1] = np.inf
+    for call, name in ((lambda: hla.matrix_rank(_t(a)), "matrix_rank"),
+                       (lambda: hla.pinv(_t(a)), "pinv"),
+                       (lambda: hla.matrix_norm(_t(a), ord=2), "matrix_norm")):
+        with pytest.raises(hla.LinAlgError, match=f"^{name}\\(\\)"):
+            call()
+    with pytest.raises(TypeError, match="^matrix_power\\(\\)"):
+        hla.matrix_power(_t(np.eye(2, dtype=np.float16)), -1)
