@@ -444,3 +444,18 @@ def test_functions_built_on_others_name_themselves(be, rng):
             call()
     with pytest.raises(TypeError, match="^matrix_power\\(\\)"):
         hla.matrix_power(_t(np.eye(2, dtype=np.float16)), -1)
+
+
+# ----------------------------------------------------------- float16 scans
+@pytest.mark.parametrize("fn", ["cumulative_sum", "cumulative_prod"])
+def test_float16_scans_round_each_output_once(be, rng, fn):
+    """Computed in float32 and rounded once per output, on every backend (NumPy's
+    float16 cumsum rounds every step: 2048 + 1 == 2048)."""
+    for x in (np.ones(5000, np.float16),
+              (rng.standard_normal((40, 7)) * (300 if fn == "cumulative_sum" else 1.3))
+              .astype(np.float16)):
+        want = getattr(np, fn)(x.astype(np.float32), axis=0).astype(np.float16)
+        got = getattr(hf, fn)(_t(x), axis=0)
+        assert got.dtype == np.float16
+        np.testing.assert_allclose(host(got).astype(np.float32), want.astype(np.float32),
+                                   rtol=2e-3, atol=1e-3)
