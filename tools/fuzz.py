@@ -419,6 +419,19 @@ class Ref:
         return np.zeros_like(out) if x.size == 0 else out
 
     @staticmethod
+    def conj_view(v):
+        """conj(v) with v's strides (hipfer's conj is a flag on the same data; NumPy's a
+        copy): v's view of a conjugated copy of the array owning its memory."""
+        own = v
+        while isinstance(own.base, np.ndarray):
+            own = own.base
+        if not own.flags.c_contiguous:
+            return np.conj(v)
+        c = np.conj(own).reshape(-1)
+        start = (v.__array_interface__["data"][0] - own.__array_interface__["data"][0])
+        return np.lib.stride_tricks.as_strided(c[start // v.itemsize:], v.shape, v.strides)
+
+    @staticmethod
     def refuse_nonfinite():
         raise np.linalg.LinAlgError("the matrix holds inf or NaN (not decomposed)")
 
@@ -2093,7 +2106,10 @@ def _build(case, m, bases):
     env = {"hf": hf, "np": np, "xs": xs, "ref": _REF}
     env.update(bases)
     for op in case.ops:
-        exec(compile(_sub("\n".join(op.lines()), m), "<operand>", "exec"), env)
+        src = _sub("\n".join(op.lines()), m)
+        if m == "np":  # NumPy's conj copies: a conjugated view keeps the strides
+            src = src.replace("np.conj(", "ref.conj_view(")
+        exec(compile(src, "<operand>", "exec"), env)
     return env
 
 
