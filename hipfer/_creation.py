@@ -54,7 +54,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Tensor:
     if isinstance(obj, np.ndarray) or hasattr(obj, "__array__") or hasattr(obj, "__dlpack__"):
         host = np.asarray(obj)
     else:
-        host = _from_python(obj)
+        host = _from_python(obj, dt)
     if host.dtype.kind in "OUSVMm":
         raise TypeError(f"cannot make a tensor from {type(obj).__name__} of dtype {host.dtype}")
     if dt is None:
@@ -71,12 +71,14 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Tensor:
     return Tensor(get_backend(dev).asarray(np.asarray(host, dtype=dt, order="C")))
 
 
-def _from_python(obj) -> np.ndarray:
-    """Python scalars and nested sequences; default dtypes int64 / float64 / complex128."""
+def _from_python(obj, dt=None) -> np.ndarray:
+    """Python scalars and nested sequences; default dtypes int64 / float64 / complex128.
+    With a dtype, the values convert to it directly: Python ints stay exact (a list
+    holding ints past int64 would go through float64 first) or raise OverflowError."""
     if isinstance(obj, (list, tuple)) and any(isinstance(v, Tensor) for v in _flat(obj)):
         obj = _replace_tensors(obj)
     try:
-        a = np.asarray(obj)
+        a = np.asarray(obj) if dt is None else np.asarray(obj, dtype=dt)
     except MemoryError:
         size = f" of {len(obj)} elements" if hasattr(obj, "__len__") else ""
         raise MemoryError(f"asarray(): a {type(obj).__name__}{size} does not fit in host "
@@ -117,9 +119,23 @@ def empty(shape, *, dtype=None, device=None) -> Tensor:
 
 
 def full(shape, fill_value, *, dtype=None, device=None) -> Tensor:
+    return _full(shape, fill_value, dtype, device, "full")
+
+
+def _in_range(value, dt, where: str) -> None:
+    """A Python int for an integer dtype must fit it (NumPy 2's rule, and that of hipfer's
+    weak scalars): OverflowError rather than a wrapped value. where: what the user called."""
+    if dt.kind in "iu" and isinstance(value, int) and not isinstance(value, bool):
+        info = np.iinfo(dt)
+        if not int(info.min) <= value <= int(info.max):
+            raise OverflowError(f"{where}: Python int {value} is out of bounds for {dt}")
+
+
+def _full(shape, fill_value, dtype, device, name: str) -> Tensor:
+    """full() for the function `name` (full or full_like: its errors)."""
     if isinstance(fill_value, Tensor):
         if fill_value.ndim != 0:
-            raise ValueError("full(): fill_value must be a scalar or a 0-d tensor")
+            raise ValueError(f"{name}(): fill_value must be a scalar or a 0-d tensor")
         if dtype is None:
             dtype = fill_value.dtype
         fill_value = fill_value._host()[()].item()
@@ -136,7 +152,8 @@ def full(shape, fill_value, *, dtype=None, device=None) -> Tensor:
             dtype = np.asarray(fill_value).dtype
     dt = _dtypes.as_dtype(dtype)
     if dt.kind != "c" and isinstance(fill_value, complex):
-        raise TypeError(f"full(): complex fill value for dtype {dt}")
+        raise TypeError(f"{name}(): complex fill value for dtype {dt}")
+    _in_range(fill_value, dt, f"{name}()")
     return fill(_norm_shape(shape), fill_value, dt, _dev(device))
 
 
@@ -169,7 +186,7 @@ def ones_like(x: Tensor, /, *, dtype=None, device=None) -> Tensor:
 
 def full_like(x: Tensor, /, fill_value, *, dtype=None, device=None) -> Tensor:
     dt, dev = _like(x, dtype, device)
-    return full(x.shape, fill_value, dtype=dt, device=dev)
+    return _full(x.shape, fill_value, dt, dev, "full_like")
 
 
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Tensor:

@@ -133,6 +133,9 @@ def _clip_bound(x: Tensor, bound, name: str) -> Tensor:
     if isinstance(bound, Tensor):
         if bound.dtype.kind not in "biuf":
             raise TypeError(f"clip() {name} must be real-valued, got dtype {bound.dtype}")
+        if dt.kind in "iu" and bound.dtype.kind == "f":
+            # as for a float scalar: the cast would wrap (uint8 x, -1.5 -> 255)
+            raise TypeError(f"clip() {name} has dtype {bound.dtype} but x has dtype {dt}")
         if dt.kind in "iu" and bound.dtype.kind in "iu" and bound.dtype != dt:
             # another integer dtype: clamp the bound to the range both dtypes hold first,
             # so that it clips as its exact value would instead of wrapping in the cast

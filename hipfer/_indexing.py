@@ -22,13 +22,14 @@ conj(value) when x reads conjugated.
 """
 from __future__ import annotations
 
+import math
 import operator
 import re
 
 import numpy as np
 
 from . import _ops
-from ._creation import asarray, full
+from ._creation import _in_range, asarray, full
 from ._elementwise import not_equal
 from ._tensor import Tensor, _is_cupy, xp_of
 from ._views import _axis, broadcast_shapes, broadcast_to, reshape
@@ -86,6 +87,9 @@ def _entries(x: Tensor, key) -> list:
                                  "integer arrays or boolean masks") from None
         if isinstance(k, Tensor) and k.ndim == 0 and k.dtype == np.bool_:
             k = bool(k)  # a 0-d mask: its value decides the new axis' length
+        elif isinstance(k, Tensor) and k.ndim == 0:
+            k = int(k)  # a 0-d integer index is an int, as in NumPy (checked, even next
+            # to arrays that broadcast to nothing)
         out.append(k)
     if sum(k is Ellipsis for k in out) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
@@ -104,7 +108,7 @@ def _axes_used(k) -> int:
 
 
 def _is_advanced(k) -> bool:
-    """Arrays and 0-d masks; a 0-d integer tensor alone acts as an int."""
+    """Arrays and 0-d masks (a 0-d integer tensor is an int by now: _entries)."""
     return isinstance(k, bool) or (isinstance(k, Tensor) and (k.ndim > 0 or k.dtype == np.bool_))
 
 
@@ -225,6 +229,16 @@ def _flat(t: Tensor) -> Tensor:
     return reshape(t, (-1,))
 
 
+def _check_unread(be, device, idx, n: int, x_ax: int) -> None:
+    """Bounds-check a non-empty index for an axis of size n when no element is read or
+    written (another axis is empty, so the gather or scatter has nothing to do and checks
+    nothing): one IndexSelect of idx from an iota table of that axis, which checks every
+    index on any backend and names axis x_ax of x in its error."""
+    table = _ops.generate(d.Generate(d.GenerateKind.IOTA), (1,) * x_ax + (n,), _I64, device,
+                          start=0, step=1)
+    _ops.run_arrays(be, d.IndexSelect(x_ax), [table, _flat(idx)._data])
+
+
 # ---------------------------------------------------------------------- reads
 def getitem(x: Tensor, key) -> Tensor:
     entries = _entries(x, key)
@@ -240,6 +254,8 @@ def _read(adv: _Advanced):
     be = get_backend(adv.device)
     if len(arrays) == 1:
         ((ax, x_ax, idx),) = arrays
+        if x_ax is not None and idx.size and 0 in res:
+            _check_unread(be, adv.device, idx, v.shape[ax], x_ax)
         try:
             r = _ops.run_arrays(be, d.IndexSelect(ax), [v, _flat(idx)._data])
         except IndexError as e:
@@ -335,9 +351,17 @@ def _is_scalar(value) -> bool:
 
 
 def _scalar_value(x: Tensor, value):
-    """A Python/NumPy scalar as x must store it (conjugated when x reads conjugated)."""
+    """A Python/NumPy scalar as x must store it (conjugated when x reads conjugated); a
+    Python int out of an integer x's range raises OverflowError (NumPy 2's rule)."""
     if isinstance(value, (complex, np.complexfloating)) and x.dtype.kind != "c":
         raise TypeError(f"cannot assign a complex value to a {x.dtype} tensor")
+    _in_range(value, x.dtype, f"assignment to a {x.dtype} tensor")
+    if x.dtype.kind in "iu" and isinstance(value, float) and value != value:
+        raise ValueError(f"cannot assign a NaN to a {x.dtype} tensor")  # as NumPy
+    if x.dtype.kind in "iu" and isinstance(value, float) and value in (math.inf, -math.inf):
+        raise OverflowError(f"cannot assign {value} to a {x.dtype} tensor")
+    if x.dtype.kind in "iu" and isinstance(value, float):  # truncated, then it must fit
+        _in_range(int(value), x.dtype, f"assignment of {value} to a {x.dtype} tensor")
     return complex(value).conjugate() if x._conj else value
 
 
@@ -382,18 +406,21 @@ def setitem(x: Tensor, key, value) -> None:
         _write(x, _Advanced(x, entries), value)
         return
     dest = x._data[_basic_key(entries)]
-    if dest.size == 0:
-        return
     if _is_scalar(value):
-        _ops.generate(d.Generate(d.GenerateKind.CONSTANT), dest.shape, dest.dtype, x.device,
-                      out=dest, value=_scalar_value(x, value))
+        scalar = _scalar_value(x, value)
+        if dest.size:
+            _ops.generate(d.Generate(d.GenerateKind.CONSTANT), dest.shape, dest.dtype,
+                          x.device, out=dest, value=scalar)
         return
     value = _tensor_value(x, value)
     be = get_backend(x.device)
-    try:
-        src = xp_of(dest).broadcast_to(value._data, dest.shape)
+    shape = _drop_leading_ones(value.shape, dest.ndim)
+    try:  # checked for an empty destination too: the value must fit it
+        src = xp_of(dest).broadcast_to(value._data.reshape(shape), dest.shape)
     except ValueError:
         raise _shape_error(value.shape, dest.shape) from None
+    if dest.size == 0:
+        return
     src = _apart(be, src, dest)
     _store(be, src, value._conj != x._conj, dest.dtype, out=dest)
 
@@ -425,6 +452,10 @@ def _write(x: Tensor, adv: _Advanced, value) -> None:
     if not adv.front:
         src = _move(src, axes[0], len(b), 0)  # IndexPut wants the index axes first
     dest = v.transpose(axes + others)
+    if dest.size == 0 and int(np.prod(b)):  # nothing is written: check the indices alone
+        for ax, x_ax, t in arrays:
+            if x_ax is not None:
+                _check_unread(be, x.device, t, v.shape[ax], x_ax)
     idx = [_apart(be, t._data, dest) for _, _, t in arrays]
     try:
         _ops.run_arrays(be, d.IndexPut(False), [dest, *idx, _apart(be, src, dest)], out=dest)
@@ -504,6 +535,10 @@ def take(x: Tensor, indices: Tensor, /, *, axis=None) -> Tensor:
         if x.ndim != 1:
             raise ValueError("take(): axis is required for tensors with more than one axis")
         axis = 0
+    if isinstance(x, Tensor) and x.ndim and indices.size and 0 in x.shape:
+        ax = _axis(int(axis), x.ndim)
+        if 0 in x.shape[:ax] + x.shape[ax + 1:]:  # an empty result: nothing checks them
+            _check_unread(get_backend(x.device), x.device, indices, x.shape[ax], ax)
     return Tensor(_ops.run(d.IndexSelect(int(axis)), [x, indices], called="take"))
 
 

@@ -28,7 +28,8 @@ def _axes(axis, ndim) -> tuple:
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
     out = []
     for a in axes:
-        if not -ndim <= a < builtins.max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
+        # a 0-d x takes axis 0 and -1 (as over no axis), as NumPy's reductions do
+        if not -builtins.max(ndim, 1) <= a < builtins.max(ndim, 1):
             raise AxisError(f"axis {a} is out of range for a {ndim}-d tensor")
         out.append(a % builtins.max(ndim, 1))
     if len(set(out)) != len(out):

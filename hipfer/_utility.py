@@ -24,6 +24,15 @@ def diff(x: Tensor, /, *, axis: int = -1, n: int = 1, prepend: Tensor | None = N
     if n == 0:
         return x  # NumPy's: no difference taken, prepend and append not joined
     axis %= x.ndim
+    off = lambda s: s[:axis] + s[axis + 1:]  # noqa: E731
+    for what, p in (("prepend", prepend), ("append", append)):
+        if p is None:
+            continue
+        if not isinstance(p, Tensor):
+            raise TypeError(f"diff(): {what} must be a hipfer Tensor, got {type(p).__name__}")
+        if p.ndim != x.ndim or off(p.shape) != off(x.shape):
+            raise ValueError(f"diff(): {what} of shape {p.shape} does not match x of shape "
+                             f"{x.shape} off axis {axis}")
     parts = [p for p in (prepend, x, append) if p is not None]
     if len(parts) > 1:
         x = concat(parts, axis=axis)

@@ -71,12 +71,12 @@ def _axis(axis, ndim: int) -> int:
     return axis % ndim
 
 
-def _size(n, default: int) -> int:
-    if n is None:
-        return default
-    n = operator.index(n)
+def _size(n, default: int, name: str) -> int:
+    """The number of data points of one axis: n, or the default from the input's length
+    (checked too: an empty axis, or irfft of one point, has none to transform)."""
+    n = default if n is None else operator.index(n)
     if n < 1:
-        raise ValueError(f"invalid number of data points ({n}): must be >= 1")
+        raise ValueError(f"{name}(): invalid number of data points ({n}): must be >= 1")
     return n
 
 
@@ -89,15 +89,15 @@ def _transform(kind, x: Tensor, axes, sizes, norm, inverse=False, name=None) -> 
 
 
 # ----------------------------------------------------------------- one axis
-def _one(kind, x: Tensor, n, axis, norm, inverse=False, halved=False, name=None) -> Tensor:
+def _one(kind, x: Tensor, n, axis, norm, inverse=False, halved=False, name="fft") -> Tensor:
     """A 1-d transform; halved: the default n is 2 * (M - 1) (C2R, hfft); name: the
-    public function (in errors)."""
+    public function (its errors)."""
     if x.ndim == 0:
         raise ValueError(f"{name}(): the transform needs at least one axis, got a 0-d tensor")
     ax = _axis(axis, x.ndim)
     m = x.shape[ax]
-    return _transform(kind, x, (ax,), (_size(n, 2 * (m - 1) if halved else m),), norm, inverse,
-                      name)
+    size = _size(n, 2 * (m - 1) if halved else m, name)
+    return _transform(kind, x, (ax,), (size,), norm, inverse, name)
 
 
 def fft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Tensor:
@@ -147,9 +147,10 @@ def _many(kind, x: Tensor, s, axes, norm, inverse=False, halved=False, name="fft
             raise ValueError(f"{name}(): needs at least one axis to transform")
         return Tensor(_ops.run(d.MakeContiguous(), [x]))  # no axis: the identity, as a copy
     s = (None,) * len(axes) if s is None else tuple(None if n == -1 else n for n in s)
-    sizes = [_size(n, x.shape[a]) for n, a in zip(s, axes)]
+    full = [x.shape[a] for a in axes]
     if halved:
-        sizes[-1] = _size(s[-1], 2 * (x.shape[axes[-1]] - 1))
+        full[-1] = 2 * (full[-1] - 1)
+    sizes = [_size(n, m, name) for n, m in zip(s, full)]
     return _transform(kind, x, axes, sizes, norm, inverse, name)
 
 

@@ -86,14 +86,24 @@ def _floating(x: Tensor) -> Tensor:
     return _cast(x, _dtypes.float_for(x.dtype))
 
 
-def _matrices(x, name: str, square=False) -> Tensor:
-    """x checked as a stack of (square) matrices, in a floating dtype."""
+def _matrices(x, name: str, square=False, solver=True) -> Tensor:
+    """x checked as a stack of (square) matrices, in a floating dtype; solver: for a
+    solver library, which takes no float16."""
     x = _tensor(x, name)
     if x.ndim < 2:
         raise ValueError(f"{name}() needs a (..., M, N) tensor, got shape {x.shape}")
     if square and x.shape[-1] != x.shape[-2]:
         raise ValueError(f"{name}() needs square matrices, got shape {x.shape}")
-    return _floating(x)
+    return _solvable(_floating(x), name) if solver else _floating(x)
+
+
+def _solvable(x: Tensor, name: str) -> Tensor:
+    """x, refused for float16 as NumPy's LAPACK does: checked here, so that an empty x
+    (which no solver sees) is refused as well."""
+    if x.dtype == _dtypes.float16:
+        raise TypeError(f"{name}() does not support float16 (no solver library takes it); "
+                        "cast to float32 first")
+    return x
 
 
 def _numeric(x, name: str) -> Tensor:
@@ -183,7 +193,12 @@ def svd(x: Tensor, /, *, full_matrices: bool = True) -> SVDResult:
 
 
 def svdvals(x: Tensor, /) -> Tensor:
-    return _factor(K.SVDVALS, [_finite(_matrices(x, "svdvals"), "svdvals")])
+    return _svdvals(_matrices(x, "svdvals"), "svdvals")
+
+
+def _svdvals(x: Tensor, name: str) -> Tensor:
+    """The singular values of checked matrices, for the function `name` (its errors)."""
+    return _factor(K.SVDVALS, [_finite(_solvable(x, name), name)])
 
 
 def solve(x1: Tensor, x2: Tensor, /) -> Tensor:
@@ -213,7 +228,7 @@ def solve(x1: Tensor, x2: Tensor, /) -> Tensor:
 def matrix_rank(x: Tensor, /, *, rtol=None) -> Tensor:
     """Count of singular values > rtol * largest (default rtol: max(M, N) * eps)."""
     x = _matrices(x, "matrix_rank")
-    s = svdvals(x)
+    s = _svdvals(x, "matrix_rank")
     if s.shape[-1] == 0:
         return _zeros(x.shape[:-2], dtype=_dtypes.int64, device=x.device)
     tol = _multiply(_max(s, axis=-1, keepdims=True), _eps_tol(x, rtol))
@@ -226,7 +241,7 @@ def pinv(x: Tensor, /, *, rtol=None) -> Tensor:
     m, n = x.shape[-2:]
     if m == 0 or n == 0:
         return _zeros(x.shape[:-2] + (n, m), dtype=x.dtype, device=x.device)
-    u, s, vh = svd(x, full_matrices=False)
+    u, s, vh = _factor(K.SVD, [_finite(x, "pinv")], full=False)
     keep = _greater(s, _multiply(_max(s, axis=-1, keepdims=True), _eps_tol(x, rtol)))
     s_inv = _where(keep, _reciprocal(_where(keep, s, 1.0)), 0.0)
     v_scaled = _multiply(matrix_transpose(vh.conj()),
@@ -244,7 +259,7 @@ def matrix_power(x: Tensor, n: int, /) -> Tensor:
     if n == 0:
         return _identity(x.shape, x.dtype, x.device)
     if n < 0:
-        x, n = inv(x), -n
+        x, n = _factor(K.INV, [_matrices(x, "matrix_power", square=True)]), -n
     result, base = None, x
     while True:
         if n & 1:
@@ -372,6 +387,8 @@ def _move_last(x: Tensor, axis: int) -> Tensor:
 def _over(a: Tensor, axis) -> int:
     """How many elements each result of a reduction of a over axis (None: all) gathers."""
     axes = range(a.ndim) if axis is None else (axis,) if isinstance(axis, int) else axis
+    if not all(-a.ndim <= i < a.ndim for i in axes):
+        return 1  # a 0-d a (axis 0 or -1: over no axis) or a bad axis: the reduction says so
     return math.prod(a.shape[i] for i in axes)
 
 
@@ -412,19 +429,19 @@ def vector_norm(x: Tensor, /, *, axis=None, keepdims: bool = False, ord=2) -> Te
 
 def matrix_norm(x: Tensor, /, *, keepdims: bool = False, ord="fro") -> Tensor:
     """'fro', 'nuc', 1, -1, 2, -2, inf, -inf over the last two axes."""
-    x = _matrices(x, "matrix_norm")
+    x = _matrices(x, "matrix_norm", solver=False)
     extreme = {1: _largest, -1: _smallest, 2: _largest, -2: _smallest, math.inf: _largest,
                -math.inf: _smallest}
     if isinstance(ord, str):
         if ord == "fro":
             r = _sqrt(_sum(_square(_abs(x)), axis=(-2, -1)))
         elif ord == "nuc":
-            r = _sum(svdvals(x), axis=-1)
+            r = _sum(_svdvals(x, "matrix_norm"), axis=-1)
         else:
             raise ValueError(f"matrix_norm(): unknown ord {ord!r}")
     elif not isinstance(ord, bool) and ord in extreme:
         if abs(ord) == 2:
-            vals = svdvals(x)
+            vals = _svdvals(x, "matrix_norm")
         else:  # 1: column sums, inf: row sums of |x|
             vals = _sum(_abs(x), axis=-2 if abs(ord) == 1 else -1)
         r = extreme[ord](vals, "matrix_norm", -1, False)

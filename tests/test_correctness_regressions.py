@@ -280,3 +280,190 @@ def test_tensors_pickle_with_every_protocol(protocol, rng):
         y = pickle.loads(pickle.dumps(x, protocol=protocol))
         assert type(y) is hf.Tensor and y.is_conj() == x.is_conj() and y.dtype == x.dtype
         np.testing.assert_array_equal(host(y), host(x))
+
+
+# ====================================================== found by tools/fuzz.py (issue 19)
+# --------------------------------------------------- reductions of a 0-d tensor
+@pytest.mark.parametrize("fn", ["sum", "prod", "max", "min", "mean", "var", "std", "all",
+                                "any", "count_nonzero"])
+def test_reductions_of_a_0d_tensor_take_axis_0_and_minus_1(be, rng, fn):
+    x = np.asarray(rng.standard_normal())
+    want = getattr(np, fn)(x)  # over no axis, as NumPy's reductions take axis 0 and -1
+    for axis in (0, -1, (0,), (-1,)):
+        got = getattr(hf, fn)(_t(x), axis=axis)
+        assert got.shape == () and got.dtype == np.asarray(want).dtype
+        np.testing.assert_allclose(host(got), want)
+    with pytest.raises(np.exceptions.AxisError):
+        getattr(hf, fn)(_t(x), axis=1)
+
+
+@pytest.mark.parametrize("ord", [np.inf, -np.inf, 2, 1])
+def test_vector_norm_of_a_0d_tensor_and_of_bad_axes(be, rng, ord):
+    x = np.asarray(rng.standard_normal())
+    got = hla.vector_norm(_t(x), axis=0, ord=ord)
+    np.testing.assert_allclose(host(got), np.linalg.vector_norm(x, ord=ord))
+    with pytest.raises(np.exceptions.AxisError):  # not IndexError("tuple index ...")
+        hla.vector_norm(_t(rng.standard_normal((2, 3))), axis=5, ord=ord)
+
+
+# --------------------------------------------- indices where nothing is read
+def _both_raise(call_np, call_hf, err=IndexError):
+    with pytest.raises(err):
+        call_np()
+    with pytest.raises(err):
+        call_hf()
+
+
+def test_indices_are_checked_when_the_result_is_empty(be, rng):
+    x = rng.standard_normal((0, 3))
+    ix = rng.integers(3, 9, (2,))
+    _both_raise(lambda: x[:, ix], lambda: _t(x)[:, _t(ix)])
+    _both_raise(lambda: np.take(x, ix, axis=0), lambda: hf.take(_t(x), _t(ix), axis=0))
+    ok = rng.integers(-3, 3, (4,))
+    assert _t(x)[:, _t(ok)].shape == x[:, ok].shape == (0, 4)
+    # take along an axis of size 3 of an empty x: an index of 3 or more is refused (NumPy
+    # checks nothing there; the standard leaves out-of-range indices unspecified)
+    y = rng.standard_normal((2, 3, 0))
+    with pytest.raises(IndexError, match="out of bounds for axis 1"):
+        hf.take(_t(y), _t(ix), axis=1)
+    assert hf.take(_t(y), _t(ok), axis=1).shape == np.take(y, ok, axis=1).shape
+    z = np.zeros((2, 1, 0))
+    i0 = np.zeros(1, np.int64)
+    _both_raise(lambda: z.__setitem__((Ellipsis, i0, i0, i0), 1.0),
+                lambda: _t(z).__setitem__((Ellipsis, _t(i0), _t(i0), _t(i0)), 1.0))
+
+
+def test_a_0d_integer_index_is_checked_next_to_arrays_broadcasting_to_nothing(be, rng):
+    x = rng.standard_normal((1, 1, 2))
+    none, one, zero = np.zeros((0, 1), np.int32), np.array(1, np.int32), np.zeros((1, 1),
+                                                                                   np.int32)
+    _both_raise(lambda: x[..., none, one, zero], lambda: _t(x)[..., _t(none), _t(one), _t(zero)])
+    ok = np.array(0, np.int32)
+    got = _t(x)[_t(none), _t(ok), _t(zero)]
+    np.testing.assert_array_equal(host(got), x[none, ok, zero])
+
+
+# ----------------------------------------------------------- assigned values
+def test_assigned_values_must_fit_an_empty_destination(be, rng):
+    x = rng.standard_normal((5, 5, 0))
+    v = rng.standard_normal((7, 5, 0))
+    _both_raise(lambda: x.__setitem__(Ellipsis, v),
+                lambda: _t(x).__setitem__(Ellipsis, _t(v)), ValueError)
+
+
+def test_assigned_values_may_carry_leading_ones(be, rng):
+    x, v = rng.standard_normal((4, 3)), rng.standard_normal((1, 1, 2, 3))
+    t = _t(x)
+    t[1:3] = _t(v)
+    x[1:3] = v
+    np.testing.assert_array_equal(host(t), x)
+
+
+@pytest.mark.parametrize("dt,value", [(np.uint8, 300), (np.uint8, -1), (np.int32, 2 ** 40),
+                                      (np.uint16, -2.5), (np.int16, float("inf")),
+                                      (np.int64, float("nan")), (np.uint64, -1)])
+def test_assigned_python_scalars_must_fit_an_integer_tensor(be, rng, dt, value):
+    x = rng.integers(0, 100, (3, 2)).astype(dt)
+    with pytest.raises((OverflowError, ValueError)) as want:
+        x[...] = value
+    for key in (Ellipsis, (slice(None), 0), np.array([1, 0])):
+        with pytest.raises(want.type):
+            _t(x)[key if not isinstance(key, np.ndarray) else _t(key)] = value
+    t = _t(x)
+    t[...] = 2.75  # a finite float in range truncates, as in NumPy
+    x[...] = 2.75
+    np.testing.assert_array_equal(host(t), x)
+
+
+# ------------------------------------------------------------------- creation
+@pytest.mark.parametrize("dt,value", [(np.uint16, -4), (np.int8, 128), (np.uint64, 2 ** 64),
+                                      (np.int32, -2 ** 31 - 1)])
+def test_fill_values_must_fit_an_integer_dtype(be, dt, value):
+    with pytest.raises(OverflowError):
+        np.full((2,), value, dtype=dt)
+    with pytest.raises(OverflowError, match="^full\\(\\)"):
+        hf.full((2,), value, dtype=dt)
+    with pytest.raises(OverflowError, match="^full_like\\(\\)"):
+        hf.full_like(_t(np.zeros(3, dt)), value)
+    with pytest.raises(TypeError, match="^full_like\\(\\)"):
+        hf.full_like(_t(np.zeros(3, np.float32)), 1 + 2j)
+
+
+def test_asarray_of_python_ints_into_uint64_is_exact(be, rng):
+    vals = [int(v) for v in rng.integers(2 ** 62, 2 ** 64 - 1, 6, dtype=np.uint64)]
+    got = hf.asarray(vals, dtype=hf.uint64)
+    np.testing.assert_array_equal(host(got), np.asarray(vals, dtype=np.uint64))
+    with pytest.raises(OverflowError):
+        hf.asarray([-1, 3], dtype=hf.uint8)
+
+
+# ---------------------------------------------------------------------- clip
+@pytest.mark.parametrize("xdt", [np.uint8, np.int32, np.uint32])
+def test_clip_refuses_a_float_tensor_bound_of_an_integer_x(be, rng, xdt):
+    x = rng.integers(0, 50, 8).astype(xdt)
+    bound = _t(np.asarray(-1.5, np.float16))
+    for kw in ({"min": bound}, {"max": bound}):
+        with pytest.raises(TypeError, match="clip"):  # as a float scalar bound: no wrapping
+            hf.clip(_t(x), **kw)
+    got = hf.clip(_t(x), min=_t(np.asarray(3, np.int16)))  # an integer bound clips
+    np.testing.assert_array_equal(host(got), np.maximum(x, 3).astype(xdt))
+
+
+# ----------------------------------------------------------------- diff, fft
+def test_diff_names_itself_for_mismatched_prepend(be, rng):
+    x = rng.standard_normal((4, 3))
+    for kw in ({"prepend": _t(rng.standard_normal((2, 2)))},
+               {"append": _t(rng.standard_normal((4, 1, 1)))}):
+        with pytest.raises(ValueError, match="^diff\\(\\)"):
+            hf.diff(_t(x), axis=0, **kw)
+
+
+@pytest.mark.parametrize("name,shape,kw", [("irfft", (3, 1), {}), ("hfft", (4, 1), {"axis": 1}),
+                                           ("fft", (0,), {}), ("ifft", (2, 0), {}),
+                                           ("irfftn", (2, 1), {}),
+                                           ("rfftn", (1, 0, 2), {"axes": (1, 2)})])
+def test_transforms_without_data_points_name_themselves(be, rng, name, shape, kw):
+    x = rng.standard_normal(shape)
+    with pytest.raises(ValueError):
+        getattr(np.fft, name)(x, **kw)
+    with pytest.raises(ValueError, match=f"^{name}\\(\\): invalid number of data points"):
+        getattr(hf.fft, name)(_t(x), **kw)
+
+
+# --------------------------------------------------------------------- linalg
+@pytest.mark.parametrize("name", ["inv", "det", "slogdet", "qr", "svdvals", "pinv",
+                                  "matrix_rank", "cholesky", "eigvalsh"])
+@pytest.mark.parametrize("n", [0, 2])
+def test_solvers_refuse_float16_empty_or_not(be, name, n):
+    a = np.eye(n, dtype=np.float16)[None].repeat(2, axis=0)
+    with pytest.raises(TypeError, match=f"^{name}\\(\\).*float16"):
+        getattr(hla, name)(_t(a))
+    with pytest.raises(TypeError, match="^solve\\(\\).*float16"):
+        hla.solve(_t(a), _t(np.ones((2, n), np.float16)))
+
+
+def test_functions_built_on_others_name_themselves(be, rng):
+    a = rng.standard_normal((3, 3))
+    a[1, 1] = np.inf
+    for call, name in ((lambda: hla.matrix_rank(_t(a)), "matrix_rank"),
+                       (lambda: hla.pinv(_t(a)), "pinv"),
+                       (lambda: hla.matrix_norm(_t(a), ord=2), "matrix_norm")):
+        with pytest.raises(hla.LinAlgError, match=f"^{name}\\(\\)"):
+            call()
+    with pytest.raises(TypeError, match="^matrix_power\\(\\)"):
+        hla.matrix_power(_t(np.eye(2, dtype=np.float16)), -1)
+
+
+# ----------------------------------------------------------- float16 scans
+@pytest.mark.parametrize("fn", ["cumulative_sum", "cumulative_prod"])
+def test_float16_scans_round_each_output_once(be, rng, fn):
+    """Computed in float32 and rounded once per output, on every backend (NumPy's
+    float16 cumsum rounds every step: 2048 + 1 == 2048)."""
+    for x in (np.ones(5000, np.float16),
+              (rng.standard_normal((40, 7)) * (300 if fn == "cumulative_sum" else 1.3))
+              .astype(np.float16)):
+        want = getattr(np, fn)(x.astype(np.float32), axis=0).astype(np.float16)
+        got = getattr(hf, fn)(_t(x), axis=0)
+        assert got.dtype == np.float16
+        np.testing.assert_allclose(host(got).astype(np.float32), want.astype(np.float32),
+                                   rtol=2e-3, atol=1e-3)

@@ -28,7 +28,9 @@ def _scan(x, op, axis, dt):
         acc = np.logical_or.accumulate if op is d.ScanOp.SUM else np.logical_and.accumulate
         return acc(x, axis=axis)
     fn = np.cumsum if op is d.ScanOp.SUM else np.cumprod
-    return fn(x, axis=axis, dtype=dt)
+    # float16 runs in float32 and each output rounds once, as the GPU scan does (NumPy's
+    # float16 cumsum rounds every step: 2048 + 1 == 2048)
+    return fn(x, axis=axis, dtype=np.float32 if dt == np.float16 else dt)
 
 
 def _make_cumulative(desc, dtypes, shapes, outs, strides, conj):
