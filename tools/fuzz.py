@@ -988,10 +988,11 @@ def _gen_clip(g: G) -> Case:
             bd = dt if g.p(0.5) else g.dtype("iuf")
             bounds[k] = g.arr(g.bshape(s) if g.p(0.5) else (), bd)
     kw = "".join(f", {k}={v}" for k, v in bounds.items())
-    # a bool bound is none of the standard's int | float | array: hipfer may refuse it
+    # a bool bound is none of the standard's int | float | array, and a bool or complex x
+    # is not real-valued: hipfer may refuse them (NumPy clips bools)
     return _case(g, "binary", "clip", f"r = {{m}}.clip({x}{kw})",
                  src_np=f"r = ref.clip({x}{kw})", notes=["clip-dtype"], zeros=False,
-                 may_raise="True" if dt.kind == "c" or any(v in ("True", "False")
+                 may_raise="True" if dt.kind in "bc" or any(v in ("True", "False")
                                                            for v in bounds.values()) else None)
 
 
