@@ -10,7 +10,8 @@ from . import _dtypes, _ops
 from ._core import fill
 from ._data_type_functions import astype
 from ._device import as_device, get_default_device
-from ._elementwise import add, divide, greater_equal, less_equal, multiply, where
+from ._elementwise import (add, divide, equal, greater_equal, less_equal, logical_and, multiply,
+                           not_equal, subtract, where)
 from ._tensor import Tensor, _device_of_data, _is_cupy
 from ._views import broadcast_to, diagonal, reshape
 from .prims import descriptors as d
@@ -222,15 +223,38 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> 
     if num < 0:
         raise ValueError(f"linspace(): num must be non-negative, got {num}")
     for v in (start, stop):
-        if isinstance(v, bool) or not isinstance(v, (int, float, complex, np.number)):
-            raise TypeError(f"linspace(): start and stop must be numbers, got {type(v).__name__}")
-    is_c = any(isinstance(v, (complex, np.complexfloating)) for v in (start, stop))
+        if isinstance(v, Tensor):
+            if v.ndim != 0:
+                raise ValueError(f"linspace(): a tensor start or stop must be 0-d, got shape {v.shape}")
+        elif isinstance(v, bool) or not isinstance(v, (int, float, complex, np.number)):
+            raise TypeError("linspace(): start and stop must be numbers or 0-d tensors, "
+                            f"got {type(v).__name__}")
+    is_c = any(isinstance(v, (complex, np.complexfloating))
+               or (isinstance(v, Tensor) and v.dtype.kind == "c") for v in (start, stop))
     dt = (_dtypes.default_complex if is_c else _dtypes.default_float) if dtype is None \
         else _dtypes.as_dtype(dtype)
     if dt.kind not in "fc" or (is_c and dt.kind != "c"):
         raise TypeError(f"linspace(): dtype must be a {'complex' if is_c else 'floating'} "
                         f"dtype, got {dt}")
     work = np.dtype(np.complex128 if is_c else np.float64)
+    ts = [v for v in (start, stop) if isinstance(v, Tensor)]
+    if ts:
+        # 0-d tensor bounds (SciPy: linspace(asarray(0.), asarray(1.), n)): the same values
+        # computed on their device, nothing read to the host; where() stands in for the
+        # data-dependent test of an underflowed step below
+        dev = _ops.device_of(ts) if device is None else as_device(device)
+        a, b = (asarray(v, dtype=work, device=dev) for v in (start, stop))
+        div = (num - 1) if endpoint else num
+        i, delta = arange(num, dtype=work, device=dev), subtract(b, a)
+        if div > 0:
+            step = divide(delta, div)
+            tiny = logical_and(equal(step, 0), not_equal(delta, 0))
+            y = add(where(tiny, multiply(divide(i, div), delta), multiply(i, step)), a)
+        else:
+            y = add(multiply(i, delta), a)
+        if endpoint and num > 1:
+            y[-1] = b
+        return y if dt == work else Tensor(_ops.run(d.PointwiseCast(dt), [y]))
     a, b = work.type(start), work.type(stop)
     div, dev = (num - 1) if endpoint else num, _dev(device)
     with np.errstate(all="ignore"):
@@ -248,7 +272,7 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> 
     return y
 
 
-def meshgrid(*arrays, indexing="xy") -> list:
+def meshgrid(*arrays, indexing="xy") -> tuple:
     """Coordinate grids from 1-d tensors (each output a new contiguous tensor of its input's
     dtype); indexing 'xy' swaps the first two output axes, 'ij' does not."""
     if indexing not in ("xy", "ij"):
@@ -268,7 +292,7 @@ def meshgrid(*arrays, indexing="xy") -> list:
         pos = (1 - i if i < 2 else i) if indexing == "xy" and n > 1 else i
         line = reshape(t, tuple(-1 if j == pos else 1 for j in range(n)))
         out.append(Tensor(_ops.run(d.MakeContiguous(), [broadcast_to(line, tuple(shape))])))
-    return out
+    return tuple(out)  # 2025.12: a tuple (a list before)
 
 
 def _triangle(x: Tensor, k, keep_below: bool) -> Tensor:

@@ -13,9 +13,29 @@ __all__ = ["__array_namespace_info__"]
 _KIND_NAMES = ("bool", "signed integer", "unsigned integer", "integral",
                "real floating", "complex floating", "numeric")
 
+# hipfer's dtypes beyond the standard's: listed by dtypes() only when asked for
+EXTENSION_DTYPES = (_dtypes.float16,)
+STANDARD_DTYPES = tuple(t for t in _dtypes.ALL_DTYPES if t not in EXTENSION_DTYPES)
+
+
+class Devices(tuple):
+    """The devices, a tuple (2025.12; a list before) that also concatenates with a list,
+    giving a Devices again: SciPy's test fixtures write ``devices() + [None]``."""
+
+    def __add__(self, other):
+        if isinstance(other, (tuple, list)):
+            return Devices(tuple(self) + tuple(other))
+        return NotImplemented
+
+    def __radd__(self, other):
+        if isinstance(other, (tuple, list)):
+            return Devices(tuple(other) + tuple(self))
+        return NotImplemented
+
 
 class Info:
-    """What this hipfer offers: capabilities, devices and dtypes per device."""
+    """What this hipfer offers: capabilities, devices and dtypes per device. The dtypes
+    are the standard's; float16, hipfer's extension, is listed by dtypes(extensions=True)."""
 
     def capabilities(self) -> dict:
         """Optional features: boolean-mask indexing, data-dependent output shapes (both
@@ -36,15 +56,18 @@ class Info:
                 "integral": _dtypes.default_int,
                 "indexing": _dtypes.default_int}
 
-    def devices(self) -> list:
-        return devices()
+    def devices(self) -> Devices:
+        """Every device, the CPU first, as a tuple (a Devices: it also adds to a list)."""
+        return Devices(devices())
 
-    def dtypes(self, *, device=None, kind=None) -> dict:
-        """name -> dtype for the dtypes on device (default device if None), optionally
-        only those of a kind (a kind name, a dtype, or a tuple of those; see isdtype)."""
+    def dtypes(self, *, device=None, kind=None, extensions: bool = False) -> dict:
+        """name -> dtype for the standard's dtypes on device (default device if None),
+        optionally only those of a kind (a kind name, a dtype, or a tuple of those; see
+        isdtype). extensions=True (hipfer's keyword) adds the dtypes beyond the standard's
+        that every backend also has: float16 (a "real floating" kind)."""
         if device is not None:
             as_device(device)  # validate: every backend takes every dtype
-        dts = _dtypes.ALL_DTYPES
+        dts = _dtypes.ALL_DTYPES if extensions else STANDARD_DTYPES
         if kind is not None:
             dts = tuple(t for t in dts if isdtype(t, kind))
         return {t.name: t for t in dts}

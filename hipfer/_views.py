@@ -172,12 +172,12 @@ def broadcast_shapes(*shapes) -> tuple:
     return tuple(out)
 
 
-def broadcast_arrays(*arrays) -> list:
+def broadcast_arrays(*arrays) -> tuple:
     """Views of arrays broadcast to one shape (stride 0 along the broadcast axes)."""
     ts = _tensors(arrays, "broadcast_arrays")
     _ops.device_of(ts)
     shape = broadcast_shapes(*(t.shape for t in ts))
-    return [broadcast_to(t, shape) for t in ts]
+    return tuple(broadcast_to(t, shape) for t in ts)  # 2025.12: a tuple (a list before)
 
 
 # ------------------------------------------------------------------ views

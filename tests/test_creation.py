@@ -107,7 +107,7 @@ def test_meshgrid(be, rng, dtype, indexing):
             ts[1], arrays[1] = ts[1][::-1], arrays[1][::-1]
         out = hf.meshgrid(*ts, indexing=indexing)
         refs = np.meshgrid(*arrays, indexing=indexing)
-        assert isinstance(out, list) and len(out) == len(refs)
+        assert isinstance(out, tuple) and len(out) == len(refs)  # 2025.12: a tuple
         for t, ref in zip(out, refs):
             check(t, ref, be)
             assert not t.is_conj()

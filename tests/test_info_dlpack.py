@@ -288,14 +288,17 @@ def test_info_object():
 
 def test_info_dtypes():
     info = hf.__array_namespace_info__()
-    every = info.dtypes(device="cpu")
-    assert list(every) == [t.name for t in hf._dtypes.ALL_DTYPES]
+    every = info.dtypes(device="cpu")  # the standard's dtypes; float16 is an extension
+    assert list(every) == [t.name for t in hf._dtypes.ALL_DTYPES if t != hf.float16]
+    assert list(info.dtypes(device="cpu", extensions=True)) == [t.name for t in hf._dtypes.ALL_DTYPES]
     assert all(every[k] == np.dtype(k) for k in every)
     assert set(info.dtypes(device="cpu", kind="integral")) == {
         "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
     assert set(info.dtypes(device="cpu", kind=("bool", "complex floating"))) == {
         "bool", "complex64", "complex128"}
-    assert set(info.dtypes(device="cpu", kind="real floating")) == {"float16", "float32", "float64"}
+    assert set(info.dtypes(device="cpu", kind="real floating")) == {"float32", "float64"}
+    assert set(info.dtypes(device="cpu", kind="real floating", extensions=True)) == {
+        "float16", "float32", "float64"}
     assert info.dtypes(device="cpu", kind=hf.int8) == {"int8": hf.int8}
     assert list(info.dtypes(device=Device("gpu", 0))) == list(every)  # the same on every device
     with pytest.raises(ValueError):

@@ -108,8 +108,9 @@ def _log1p(z):
 
 def _backend_ref(name):
     """The NumPy backend's own function, where it departs from NumPy's (integer power
-    with negative exponents, the standard's complex sign of NaN and expm1 at infinities,
-    older NumPys' complex inverse functions at special values)."""
+    with negative exponents, the standard's complex sign of NaN, expm1 at infinities and
+    zeros, floor_divide at infinities, older NumPys' complex inverse functions at special
+    values)."""
     from hipfer.backends.numpy.elementwise import numpy_impl
 
     def ref(*xs):
@@ -123,6 +124,7 @@ _REF = {
     "power": _backend_ref("power"),
     "sign": _backend_ref("sign"),
     "expm1": _backend_ref("expm1"),
+    "floor_divide": _backend_ref("floor_divide"),  # the standard's cases at infinities
     # NumPy < 2.3 departs from the standard at a few complex special values; the backend
     # puts them right (backends/numpy/elementwise._ANNEX_G)
     "arccosh": _backend_ref("arccosh"),

@@ -72,6 +72,14 @@ def _xlogy(x, y):
     return np.where((x == 0) & ~np.isnan(y), 0, x * np.log(y))
 
 
+def _floor_divide(a, b):
+    """NumPy's, except floats at an infinite operand: the standard's floor(a / b)."""
+    q = np.floor_divide(a, b)
+    if a.dtype.kind != "f":
+        return q
+    return np.where(np.isinf(a) | np.isinf(b), a / b, q).astype(q.dtype)
+
+
 def _pow(a, b):
     """Integers: wrapping, and a negative exponent gives the truncated 1 / a**|b|."""
     if a.dtype.kind not in "iu":
@@ -115,7 +123,7 @@ REF_BINARY = {
     BinaryOp.LOGICAL_AND: np.logical_and,
     BinaryOp.LOGICAL_OR: np.logical_or,
     BinaryOp.LOGICAL_XOR: np.logical_xor,
-    BinaryOp.FLOOR_DIVIDE: np.floor_divide,
+    BinaryOp.FLOOR_DIVIDE: _floor_divide,
     BinaryOp.REMAINDER: np.remainder,
     BinaryOp.COPYSIGN: np.copysign,
     BinaryOp.NEXTAFTER: np.nextafter,

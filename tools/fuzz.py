@@ -185,6 +185,9 @@ DIVERGENCES = [
      "(test_elementwise_spec checks them), zero imaginary parts kept"),
     ("unique-order", "unique_* of -0.0 and 0.0", "keeps one of them", "unspecified",
      "the sign of a zero in the values is not compared"),
+    ("floordiv-inf", "floor_divide, // and //= of floats with an infinite operand",
+     "pairs // with %: nan for inf // 2, -1 for 2 // -inf", "floor(x1 / x2) preferred: "
+     "+-inf, +-0", "the standard's: reference Ref.floor_divide"),
 ]
 
 # ------------------------------------------------------------------------- tolerances
@@ -279,7 +282,19 @@ class Ref:
             real = (x.imag == 0) & np.isfinite(x.real)
             out.real[real] = np.expm1(x.real[real])
             out.imag[real] = x.imag[real]
+            out.real[real & (x.real == 0)] = 0.0  # the standard: +-0 + 0j gives +0 + 0j
         return out
+
+    @staticmethod
+    def floor_divide(a, b):
+        """NumPy's floor division, except floats with an infinite operand: the standard's
+        floor(a / b), which a / b already is (divergence floordiv-inf)."""
+        with np.errstate(all="ignore"):
+            q = np.asarray(np.floor_divide(a, b))
+            if q.dtype.kind != "f":
+                return q
+            a, b = (np.asarray(v).astype(q.dtype) for v in (a, b))  # a weak scalar may overflow
+            return np.where(np.isinf(a) | np.isinf(b), np.true_divide(a, b), q).astype(q.dtype)
 
     @staticmethod
     def nonfinite_complex(x):
@@ -925,17 +940,20 @@ def _binary_case(g, family, name, a, b, sym=None, inplace=False):
         notes.append("int-pow-neg" if name == "pow" else "shift-neg")
     if name in _FLOAT_ONLY:
         notes.append("int-float-fn")
+    if name == "floor_divide":
+        notes.append("floordiv-inf")
     if sym is None:
         src = f"r = {{m}}.{name}({a}, {b})"
         args = f"*ref.floats({ra}, {rb})" if name in _FLOAT_ONLY else f"{ra}, {rb}"
-        src_np = f"r = {np_fn}({args})"
+        src_np = f"r = ref.floor_divide({args})" if name == "floor_divide" else f"r = {np_fn}({args})"
     elif inplace:
         src = f"{a} {sym}= {b}\nr = {a}"
-        src_np = f"{a} {sym}= {rb}\nr = {a}"
+        src_np = (f"np.copyto({a}, ref.floor_divide({a}, {rb}), casting='same_kind')\nr = {a}"
+                  if name == "floor_divide" else f"{a} {sym}= {rb}\nr = {a}")
     else:
         src = f"r = {a} {sym} {b}"
         src_np = f"r = ref.subtract({ra}, {rb})" if name == "subtract" else \
-            f"r = {ra} {sym} {rb}"
+            f"r = ref.floor_divide({ra}, {rb})" if name == "floor_divide" else f"r = {ra} {sym} {rb}"
     tol = "analytic" if _BIN[name].family == "analytic" else "ulp"
     if _BIN[name].result == "bool" or name in ("maximum", "minimum", "clamp_min", "clamp_max",
                                                 "copysign", "nextafter"):

@@ -234,6 +234,7 @@ template <class R> HF_OP complex<R> expm1(complex<R> z) {
     complex<R> e = exp(z);
     return mk(e.re - R(1), e.im);
   }
+  if (x == R(0) && y == R(0)) return mk(R(0), y);  // the standard: +0 + 0j at -0 + 0j too
   R h = fm::sin(y * R(0.5));
   return mk(fm::expm1(x) * fm::cos(y) - R(2) * h * h, y == R(0) ? y : fm::exp(x) * fm::sin(y));
 }
@@ -829,10 +830,13 @@ struct op_logical_xor {
 };
 
 // NumPy's floor division: integers round toward -inf, x // 0 == 0 and MIN // -1 wraps
-// to MIN; floats through npy_divmod (so x // 0 is +-inf or nan).
+// to MIN; floats through npy_divmod (so x // 0 is +-inf or nan), except where an operand
+// is infinite: there the standard's floor(a / b), which a / b already is (+-inf, +-0 or
+// nan; npy_divmod gives nan for inf // 2 and -1 for 2 // -inf).
 struct op_floor_divide {
   template <class T> HF_OP T operator()(T a, T b) const {
     if constexpr (is_float<T>::value) {
+      if (fm::is_inf(a) || fm::is_inf(b)) return a / b;
       T mod;
       return fm::divmod(a, b, mod);
     } else {

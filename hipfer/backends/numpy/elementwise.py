@@ -79,17 +79,34 @@ def _sign(x, out):
 
 
 def _expm1(x, out):
-    np.expm1(x, out=out)
     if x.dtype.kind != "c":
+        np.expm1(x, out=out)
         return
     # the standard's special values: exp(z) - 1 where a part is infinite or NaN (NumPy's
-    # formula gives inf + nan j at inf + 0j), and a real z keeps its zero imaginary part
+    # formula gives inf + nan j at inf + 0j), a real z keeps its zero imaginary part, and
+    # +-0 + 0j gives +0 + 0j (NumPy: -0 + 0j at -0 + 0j); all read before out (maybe x) is written
     bad = ~np.isfinite(x)
-    if bad.any():
-        np.copyto(out, np.exp(x) - 1, where=bad)
+    fix = np.exp(x) - 1 if bad.any() else None
     real = (x.imag == 0) & ~bad
-    if real.any():
-        out.imag[...] = np.where(real, x.imag, out.imag)
+    imag = np.where(real, x.imag, 0) if real.any() else None
+    zero = real & (x.real == 0)
+    np.expm1(x, out=out)
+    if fix is not None:
+        np.copyto(out, fix, where=bad)
+    if imag is not None:
+        out.imag[...] = np.where(real, imag, out.imag)
+        out.real[...] = np.where(zero, 0, out.real)
+
+
+def _floor_divide_float(a, b, out):
+    """NumPy's floor division, except where an operand is infinite: there the standard's
+    floor(a / b), which a / b already is (+-inf, +-0 or NaN; NumPy pairs // with % and gives
+    NaN for inf // 2 and -1 for 2 // -inf)."""
+    inf = np.isinf(a) | np.isinf(b)  # before out, which may be a or b, is written
+    fix = np.divide(a, b) if inf.any() else None
+    np.floor_divide(a, b, out=out)
+    if fix is not None:
+        np.copyto(out, fix, where=inf)
 
 
 def _quietly(fn):
@@ -110,6 +127,8 @@ _EXTRAS = {
     "power": _power, "sign": _sign, "expm1": _expm1,
     "floor_divide": _quietly(np.floor_divide), "remainder": _quietly(np.remainder),
 }
+# floats only: integers keep the bare ufunc (and hipfer._warmpath's loop)
+_FLOAT_EXTRAS = {"floor_divide": _floor_divide_float}
 # NumPy refuses bool subtraction; C++ bool arithmetic gives a - b == (a != b)
 _BOOL_EXTRAS = {"subtract": np.not_equal}
 
@@ -151,6 +170,8 @@ def numpy_impl(name: str, dt: np.dtype):
         return _BOOL_EXTRAS[name]
     if dt.kind == "c" and name in _COMPLEX_EXTRAS:
         return _COMPLEX_EXTRAS[name]
+    if dt.kind == "f" and name in _FLOAT_EXTRAS:
+        return _FLOAT_EXTRAS[name]
     fn = _EXTRAS.get(name)
     return fn if fn is not None else getattr(np, name)
 
