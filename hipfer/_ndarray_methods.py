@@ -49,8 +49,8 @@ from . import _dtypes
 from ._core import materialize
 from ._creation import arange, asarray, full
 from ._data_type_functions import astype as _astype
-from ._elementwise import (abs as _abs, add, clip as _clip, conj, divide, equal, imag as _imag,
-                           logical_and, maximum, minimum, multiply, negative, real as _real,
+from ._elementwise import (abs as _abs, add, clip as _clip, conj, divide, imag as _imag,
+                           maximum, minimum, multiply, negative, real as _real,
                            remainder, round as _round, sqrt, square, subtract,
                            where as _where)
 from ._indexing import nonzero as _nonzero, take as _take, take_along_axis
@@ -235,7 +235,8 @@ def _arg(fn, name):
     def method(self, axis=None, out=None, *, keepdims=False):
         r = fn(self, axis=_axis_arg(axis), keepdims=keepdims)
         return _out(r, out, name)
-    method.__doc__ = f"numpy.ndarray.{name}: the flat (axis=None) or per-axis index of the {name[3:]}."
+    method.__doc__ = (f"numpy.ndarray.{name}: the flat (axis=None) or per-axis index of "
+                      f"the {name[3:]}.")
     return method
 
 
@@ -254,7 +255,8 @@ def _scan(fn, name):
             x, axis = ravel(self), 0
         r = fn(x, axis=operator.index(axis), dtype=dtype)
         return _out(r, out, name)
-    method.__doc__ = f"numpy.ndarray.{name}: the running {name[3:]} along axis (flattened when None)."
+    method.__doc__ = (f"numpy.ndarray.{name}: the running {name[3:]} along axis (flattened "
+                      "when None).")
     return method
 
 
@@ -788,10 +790,10 @@ def _get_imag(self):
 def _set_imag(self, value):
     if self.dtype.kind != "c":
         raise TypeError("imag: a tensor with a real dtype has no imaginary part to set")
-    value = value if _is_py(value) else _operand(value, self)
-    # a conj-flagged tensor reads its stored imaginary part negated
-    Tensor(self._data.imag)[...] = negative(value) if self._conj and isinstance(
-        value, Tensor) else (-value if self._conj else value)
+    v = value if _is_py(value) else _operand(value, self)
+    if self._conj:  # a conj-flagged tensor reads its stored imaginary part negated
+        v = negative(v) if isinstance(v, Tensor) else -v
+    Tensor(self._data.imag)[...] = v
 
 
 def _nbytes(self):

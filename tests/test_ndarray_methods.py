@@ -11,7 +11,7 @@ import hipfer as hf
 from hipfer._tensor import Tensor
 from _util import random_array
 
-DTYPES = [np.dtype(t) for t in (np.bool_, np.int8, np.int32, np.uint16, np.float32,
+DTYPES = [np.dtype(t) for t in (np.bool_, np.int8, np.uint16, np.float32,
                                 np.float64, np.complex128)]
 SHAPES = [(), (0,), (4,), (3, 4), (2, 3, 4)]
 LAYOUTS = ["contig", "transposed", "stepped", "broadcast", "conj"]
@@ -133,6 +133,20 @@ CASES = {
 }
 
 
+class _NoHost:
+    """Within it, a tensor's values cannot reach the host (as GPU data cannot implicitly):
+    the methods run on the device."""
+    def __enter__(self):
+        self.saved = Tensor._host, Tensor.__array__
+
+        def refuse(*args, **kw):
+            raise AssertionError("a method copied tensor data to the host")
+        Tensor._host = Tensor.__array__ = refuse
+
+    def __exit__(self, *exc):
+        Tensor._host, Tensor.__array__ = self.saved
+
+
 def _run(fn, a):
     try:
         with np.errstate(all="ignore"):
@@ -141,12 +155,12 @@ def _run(fn, a):
         return None, e
 
 
-@pytest.mark.parametrize("dtype", DTYPES, ids=str)
-@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy's, on empty and NaN data
+@pytest.mark.parametrize("case,dtype", [(c, t) for c in sorted(CASES) for t in DTYPES
+                                        if t.kind in CASES[c][1]],
+                         ids=lambda v: str(v))
 def test_method_matches_numpy(be, rng, case, dtype):
-    fn, kinds = CASES[case]
-    if dtype.kind not in kinds:
-        pytest.skip(f"{case} is not tested for {dtype}")
+    fn = CASES[case][0]
     for shape in SHAPES:
         for layout in LAYOUTS:
             if layout in ("transposed", "broadcast") and len(shape) < 2:
@@ -157,10 +171,10 @@ def test_method_matches_numpy(be, rng, case, dtype):
             ref, err = _run(fn, a)
             where = f"{case} {dtype} {shape} {layout}"
             if err is not None:
-                with pytest.raises(type(err)):
+                with pytest.raises(type(err)), _NoHost():
                     fn(t)
                 continue
-            with np.errstate(all="ignore"):
+            with np.errstate(all="ignore"), _NoHost():
                 got = fn(t)
             try:
                 same(got, ref)
