@@ -836,6 +836,10 @@ def _flat(self):
     return FlatIter(self)
 
 
+def _set_flat(self, value):
+    FlatIter(self)[...] = value  # x.flat = v: v cycled over every element, as NumPy
+
+
 def _cpu_interface(self):
     if _is_cupy(self._data) or self._conj:
         raise AttributeError("__array_interface__: only for CPU tensors without a "
@@ -935,7 +939,7 @@ METHODS = {
     "imag": property(_get_imag, _set_imag, doc="The imaginary part (settable)."),
     "nbytes": property(_nbytes, doc="Bytes the elements take (size * itemsize)."),
     "itemsize": property(_itemsize, doc="Bytes one element takes."),
-    "flat": property(_flat, doc="A FlatIter: the tensor as a 1-d sequence in C order."),
+    "flat": property(_flat, _set_flat, doc="A FlatIter: the tensor as a 1-d sequence in C order."),
     "__array_interface__": property(_cpu_interface),
     "__cuda_array_interface__": property(_cuda_interface),
 }

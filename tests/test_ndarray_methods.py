@@ -256,6 +256,9 @@ def test_fill_put_flat_setters(be, rng):
         assert len(t.flat) == a.size
         assert [float(v) for v in t.flat] == a.ravel().tolist()
         same(t.flat.copy(), a.flat.copy())
+        t.flat = [7, 8]
+        a.flat = [7, 8]
+        same(t, a)
 
 
 def test_real_imag_setters_and_the_conj_flag(be, rng):
