@@ -150,15 +150,13 @@ def _zero_of(dt):
 
 
 # ---------------------------------------------------------------- reductions
-def _sum_like(fn, identity, name):
+def _sum_like(fn, step, identity, name):
     def method(self, axis=None, dtype=None, out=None, keepdims=False, initial=_NO, where=True):
         axis = _axis_arg(axis)
         x = _masked(self, where, identity, name)
         r = fn(x, axis=axis, dtype=dtype, keepdims=keepdims)
         if initial is not _NO:
-            step = add if fn is _sum else multiply
-            r = _astype(step(r, _operand(initial, r) if not _is_py(initial) else initial),
-                        r.dtype, copy=False)
+            r = _astype(step(r, _value(initial, r)), r.dtype, copy=False)
         return _out(r, out, name)
     method.__doc__ = f"numpy.ndarray.{name}: the {name} over axis (all axes when None)."
     return method
@@ -166,6 +164,12 @@ def _sum_like(fn, identity, name):
 
 def _is_py(v) -> bool:
     return isinstance(v, (builtins.bool, int, float, complex))
+
+
+def _value(v, x: Tensor):
+    """A value argument: a Python scalar as it is (weak, as in operators), anything else
+    a Tensor on x's device."""
+    return v if _is_py(v) else _operand(v, x)
 
 
 def _float_of(x: Tensor, dtype):
@@ -644,8 +648,8 @@ def clip(self, min=None, max=None, out=None, **kwargs):  # noqa: A002 - NumPy's 
         raise _unsupported("clip", next(iter(kwargs)))
     if min is None and max is None:
         return _out(copy(self), out, "clip")
-    lo = min if min is None or _is_py(min) else _operand(min, self)
-    hi = max if max is None or _is_py(max) else _operand(max, self)
+    lo = None if min is None else _value(min, self)
+    hi = None if max is None else _value(max, self)
     return _out(_clip(self, lo, hi), out, "clip")
 
 
@@ -731,8 +735,7 @@ def searchsorted(self, v, side="left", sorter=None):
     """numpy.ndarray.searchsorted: where v would be inserted to keep the 1-d tensor sorted."""
     if sorter is not None:
         sorter = _operand(sorter, self)
-    v = v if _is_py(v) else _operand(v, self)
-    return _searchsorted(self, v, side=side, sorter=sorter)
+    return _searchsorted(self, _value(v, self), side=side, sorter=sorter)
 
 
 # ---------------------------------------------------------------- linear algebra
@@ -780,7 +783,7 @@ def _get_real(self):
 
 def _set_real(self, value):
     target = Tensor(self._data.real) if self.dtype.kind == "c" else self
-    target[...] = value if _is_py(value) else _operand(value, self)
+    target[...] = _value(value, self)
 
 
 def _get_imag(self):
@@ -790,7 +793,7 @@ def _get_imag(self):
 def _set_imag(self, value):
     if self.dtype.kind != "c":
         raise TypeError("imag: a tensor with a real dtype has no imaginary part to set")
-    v = value if _is_py(value) else _operand(value, self)
+    v = _value(value, self)
     if self._conj:  # a conj-flagged tensor reads its stored imaginary part negated
         v = negative(v) if isinstance(v, Tensor) else -v
     Tensor(self._data.imag)[...] = v
@@ -917,7 +920,7 @@ def __str__(self):
 
 
 METHODS = {
-    "sum": _sum_like(_sum, 0, "sum"), "prod": _sum_like(_prod, 1, "prod"),
+    "sum": _sum_like(_sum, add, 0, "sum"), "prod": _sum_like(_prod, multiply, 1, "prod"),
     "mean": mean, "std": _spread(_std, "std"), "var": _spread(_var, "var"),
     "max": _extreme(_max, maximum, "max"), "min": _extreme(_min, minimum, "min"),
     "argmax": _arg(_argmax, "argmax"), "argmin": _arg(_argmin, "argmin"),
