@@ -31,11 +31,15 @@ Coverage against ``[m for m in dir(numpy.ndarray) if not m.startswith('_')]`` (N
 | getfield setfield | absent: hipfer has no structured dtypes |
 | flags setflags base ctypes data | absent: backend-array internals (use strides, is_conj, __dlpack__) |
 
-Conversions: ``__array_interface__`` is the NumPy array's for CPU data and
-``__cuda_array_interface__`` the CuPy array's for GPU data; a conj-flagged tensor has
-neither (its stored bytes are not what it reads as: resolve_conj() first), so NumPy falls
-back to ``__array__``, which resolves the flag. ``view(dtype)`` of a conj-flagged tensor
-resolves the flag first (a copy, as NumPy's conj() is).
+Conversions: ``__cuda_array_interface__`` is the CuPy array's for GPU data (zero-copy for
+CuPy, Numba, PyTorch); a conj-flagged tensor has none (its stored bytes are not what it
+reads as: resolve_conj() first). A CPU tensor has no ``__array_interface__``, on purpose,
+as CuPy's and PyTorch's arrays have none: NumPy reads that attribute before ``__array__``,
+so it would bypass ``__array__``'s checks (the refusal of implicit device copies, the
+reasons it gives for ``copy=False``, the conj flag). ``numpy.asarray(t)`` of CPU data is
+zero-copy already, through ``__array__``; ``numpy.asarray(t).__array_interface__`` is the
+interface for a consumer that needs one. ``view(dtype)`` of a conj-flagged tensor resolves
+the flag first (a copy, as NumPy's conj() is).
 """
 from __future__ import annotations
 
@@ -843,13 +847,6 @@ def _set_flat(self, value):
     FlatIter(self)[...] = value  # x.flat = v: v cycled over every element, as NumPy
 
 
-def _cpu_interface(self):
-    if _is_cupy(self._data) or self._conj:
-        raise AttributeError("__array_interface__: only for CPU tensors without a "
-                             "conjugation flag (use numpy.asarray(x) or x.get())")
-    return self._data.__array_interface__
-
-
 def _cuda_interface(self):
     if not _is_cupy(self._data) or self._conj:
         raise AttributeError("__cuda_array_interface__: only for GPU tensors without a "
@@ -943,6 +940,5 @@ METHODS = {
     "nbytes": property(_nbytes, doc="Bytes the elements take (size * itemsize)."),
     "itemsize": property(_itemsize, doc="Bytes one element takes."),
     "flat": property(_flat, _set_flat, doc="A FlatIter: the tensor as a 1-d sequence in C order."),
-    "__array_interface__": property(_cpu_interface),
     "__cuda_array_interface__": property(_cuda_interface),
 }
