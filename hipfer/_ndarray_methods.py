@@ -360,9 +360,10 @@ def fill(self, value):
     v = np.asarray(value)
     if v.ndim != 0:
         raise ValueError("fill(): value must be a scalar")
-    if v.dtype.kind == "c" and self.dtype.kind != "c":
+    v = v[()].item()  # a Python scalar: assignment's rules (NaN into integers refused, as NumPy)
+    if isinstance(v, complex) and self.dtype.kind != "c":
         v = v.real  # as NumPy: the imaginary part is discarded
-    self[...] = v.astype(self.dtype)[()].item() if v.dtype != self.dtype else v[()]
+    self[...] = v
 
 
 def _flat_index(self, i: int) -> tuple:
