@@ -2,7 +2,8 @@
 
 hipfer/_tensor.py holds the Tensor's state, attributes and conversions and imports
 nothing above it; everything a Tensor does through the namespace -- its operators,
-indexing, reshape, resolve_conj, DLPack export and __array_namespace__ -- is installed
+indexing, resolve_conj, DLPack export, __array_namespace__ and NumPy's ndarray methods
+and attributes (hipfer._ndarray_methods) -- is installed
 here by ``install(namespace)``, which ``import hipfer`` calls once its topic modules are
 loaded. Each operator calls its namespace function directly (no lookup at call time),
 with the NumPy backend's compiled warm path in front where it is built
@@ -13,12 +14,11 @@ from __future__ import annotations
 
 import types
 
-from . import _elementwise, _indexing, _warmpath
+from . import _elementwise, _indexing, _ndarray_methods, _warmpath
 from ._core import NotAnOperand, materialize
 from ._dlpack import dlpack_device, export
 from ._linear_algebra import matmul
 from ._tensor import Tensor
-from ._views import reshape
 
 #: array API versions whose namespace hipfer serves (the newest is hipfer's own)
 API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
@@ -99,12 +99,6 @@ def _operators() -> dict:
 
 
 # ---------------------------------------------------------------- the other methods
-def _reshape(self, *shape, copy=None) -> Tensor:
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        shape = tuple(shape[0])
-    return reshape(self, shape, copy=copy)
-
-
 def _getitem(self, key, /) -> Tensor:
     return _indexing.getitem(self, key)
 
@@ -141,11 +135,12 @@ def install(namespace) -> None:
     """Install every operator and method above on Tensor (namespace: the hipfer module,
     which __array_namespace__ returns)."""
     methods = {
-        "reshape": _reshape, "__getitem__": _getitem, "__setitem__": _setitem,
+        "__getitem__": _getitem, "__setitem__": _setitem,
         "resolve_conj": _resolve_conj, "__dlpack__": _dlpack,
         "__dlpack_device__": _dlpack_device,
         "__array_namespace__": _array_namespace_of(namespace),
         **_operators(),
+        **_ndarray_methods.METHODS,  # NumPy's ndarray methods and attributes (reshape too)
     }
     for name, fn in methods.items():
         if isinstance(fn, types.FunctionType):  # a Warm object keeps its function's name

@@ -9,9 +9,9 @@ first; ``to_device`` moves the stored data and keeps the flag (no extra pass).
 
 This module holds the Tensor's state, attributes and conversions, and imports nothing
 above hipfer._device (and, for to_device, the backend registry). What needs the
-namespace -- the operators, indexing, reshape, resolve_conj, DLPack export and
-__array_namespace__ -- is installed on the class by hipfer._array_methods when hipfer is
-imported.
+namespace -- the operators, indexing, resolve_conj, DLPack export, __array_namespace__,
+NumPy's ndarray methods and repr (hipfer._ndarray_methods) -- is installed on the class by
+hipfer._array_methods when hipfer is imported.
 """
 from __future__ import annotations
 
@@ -159,7 +159,12 @@ class Tensor:
         return kind(self._host()[()])
 
     def __bool__(self, /):
-        return self._scalar(bool)
+        # NumPy 2: a tensor of one element (any ndim) has a truth value, no other one
+        if self.size != 1:
+            raise ValueError("the truth value of an empty tensor is ambiguous" if self.size == 0
+                             else "the truth value of a tensor with more than one element is "
+                             "ambiguous; use any() or all()")
+        return bool(self._host().reshape(())[()])
 
     def __int__(self, /):
         if self.dtype.kind == "c":
@@ -202,12 +207,5 @@ class Tensor:
 
     def __setstate__(self, state):
         self._data, self._conj = state
-
-    def __repr__(self):
-        body = np.array2string(self._host(), separator=", ", prefix="tensor(")
-        dev = "" if self.device == CPU else f", device='{self.device}'"
-        return f"tensor({body}, dtype={self.dtype}{dev})"
-
-    __str__ = __repr__
 
     __hash__ = None  # mutable, and == is elementwise
