@@ -77,6 +77,9 @@ _warmpath.install(globals())
 del _sys
 
 # The public names: every topic module's __all__ and the names defined or imported here.
+from . import (_constants, _creation, _data_type_functions, _dlpack, _elementwise, _indexing,  # noqa: E402
+               _info, _linear_algebra, _manipulation, _searching, _sets, _sorting, _statistical,
+               _utility, _views)
 # Submodules are attributes, not in __all__ (linalg, fft, random, prims, backends loaded;
 # _LAZY loaded on first use). tests/test_public_api_hygiene.py keeps this list honest.
 __all__ = sorted({n for m in (_creation, _elementwise, _views, _manipulation, _statistical,
