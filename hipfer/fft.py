@@ -101,18 +101,42 @@ def _one(kind, x: Tensor, n, axis, norm, inverse=False, halved=False, name="fft"
 
 
 def fft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Tensor:
+    """The 1-d discrete Fourier transform of x along axis (complex result).
+
+    n: the length of the transform (x is cut or zero-padded to it).
+    norm: "backward" (no scaling forward, 1/n inverse), "ortho" (1/sqrt(n) both ways) or
+    "forward". float32 / complex64 stay single precision (NumPy computes in double).
+    """
     return _one(_d.FftKind.C2C, _as_complex(x, "fft"), n, axis, norm, name="fft")
 
 
 def ifft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Tensor:
+    """The inverse of fft along axis (complex result).
+
+    n: the length of the transform (x is cut or zero-padded to it).
+    norm: "backward" (no scaling forward, 1/n inverse), "ortho" (1/sqrt(n) both ways) or
+    "forward". float32 / complex64 stay single precision (NumPy computes in double).
+    """
     return _one(_d.FftKind.C2C, _as_complex(x, "ifft"), n, axis, norm, inverse=True, name="ifft")
 
 
 def rfft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Tensor:
+    """fft of a real x along axis: the n // 2 + 1 non-negative frequencies.
+
+    n: the length of the transform (x is cut or zero-padded to it).
+    norm: "backward" (no scaling forward, 1/n inverse), "ortho" (1/sqrt(n) both ways) or
+    "forward". float32 / complex64 stay single precision (NumPy computes in double).
+    """
     return _one(_d.FftKind.R2C, _as_real(x, "rfft"), n, axis, norm, name="rfft")
 
 
 def irfft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Tensor:
+    """The inverse of rfft: a real result of length n (default 2 * (M - 1)).
+
+    n: the length of the transform (x is cut or zero-padded to it).
+    norm: "backward" (no scaling forward, 1/n inverse), "ortho" (1/sqrt(n) both ways) or
+    "forward". float32 / complex64 stay single precision (NumPy computes in double).
+    """
     return _one(_d.FftKind.C2R, _as_complex(x, "irfft"), n, axis, norm, halved=True,
                 name="irfft")
 
@@ -155,18 +179,42 @@ def _many(kind, x: Tensor, s, axes, norm, inverse=False, halved=False, name="fft
 
 
 def fftn(x: Tensor, /, *, s=None, axes=None, norm: str = "backward") -> Tensor:
+    """The n-d discrete Fourier transform over axes (default: every axis).
+
+    s: the lengths along axes (x is cut or zero-padded to them).
+    norm: "backward" (no scaling forward, 1/n inverse), "ortho" (1/sqrt(n) both ways) or
+    "forward". float32 / complex64 stay single precision (NumPy computes in double).
+    """
     return _many(_d.FftKind.C2C, _as_complex(x, "fftn"), s, axes, norm, name="fftn")
 
 
 def ifftn(x: Tensor, /, *, s=None, axes=None, norm: str = "backward") -> Tensor:
+    """The inverse of fftn over axes.
+
+    s: the lengths along axes (x is cut or zero-padded to them).
+    norm: "backward" (no scaling forward, 1/n inverse), "ortho" (1/sqrt(n) both ways) or
+    "forward". float32 / complex64 stay single precision (NumPy computes in double).
+    """
     return _many(_d.FftKind.C2C, _as_complex(x, "ifftn"), s, axes, norm, inverse=True, name="ifftn")
 
 
 def rfftn(x: Tensor, /, *, s=None, axes=None, norm: str = "backward") -> Tensor:
+    """fftn of a real x; the last of axes keeps n // 2 + 1 frequencies.
+
+    s: the lengths along axes (x is cut or zero-padded to them).
+    norm: "backward" (no scaling forward, 1/n inverse), "ortho" (1/sqrt(n) both ways) or
+    "forward". float32 / complex64 stay single precision (NumPy computes in double).
+    """
     return _many(_d.FftKind.R2C, _as_real(x, "rfftn"), s, axes, norm, name="rfftn")
 
 
 def irfftn(x: Tensor, /, *, s=None, axes=None, norm: str = "backward") -> Tensor:
+    """The inverse of rfftn: a real result (last axis 2 * (M - 1) by default).
+
+    s: the lengths along axes (x is cut or zero-padded to them).
+    norm: "backward" (no scaling forward, 1/n inverse), "ortho" (1/sqrt(n) both ways) or
+    "forward". float32 / complex64 stay single precision (NumPy computes in double).
+    """
     return _many(_d.FftKind.C2R, _as_complex(x, "irfftn"), s, axes, norm, halved=True, name="irfftn")
 
 

@@ -153,22 +153,31 @@ def cholesky(x: Tensor, /, *, upper: bool = False) -> Tensor:
 
 
 def det(x: Tensor, /) -> Tensor:
+    """Determinant of each matrix in x (..., M, M); the result is (...,) of x's dtype."""
     return _factor(_K.DET, [_matrices(x, "det", square=True)])
 
 
 def slogdet(x: Tensor, /) -> SlogdetResult:
+    """(sign, logabsdet) of each matrix's determinant: det = sign * exp(logabsdet).
+    sign is 0 and logabsdet -inf for a singular matrix; logabsdet has x's real dtype.
+    """
     return SlogdetResult(*_factor(_K.SLOGDET, [_matrices(x, "slogdet", square=True)]))
 
 
 def inv(x: Tensor, /) -> Tensor:
+    """Inverse of each matrix in x (..., M, M); LinAlgError for a singular matrix."""
     return _factor(_K.INV, [_matrices(x, "inv", square=True)])
 
 
 def eigh(x: Tensor, /) -> EighResult:
+    """(eigenvalues, eigenvectors) of each Hermitian / symmetric matrix in x.
+    The eigenvalues ascend and have x's real dtype; x is assumed Hermitian (not checked).
+    """
     return EighResult(*_factor(_K.EIGH, [_finite(_matrices(x, "eigh", square=True), "eigh")]))
 
 
 def eigvalsh(x: Tensor, /) -> Tensor:
+    """Eigenvalues (ascending, x's real dtype) of each Hermitian / symmetric matrix."""
     return _factor(_K.EIGVALSH, [_finite(_matrices(x, "eigvalsh", square=True), "eigvalsh")])
 
 
@@ -178,21 +187,31 @@ def eig(x: Tensor, /) -> EigResult:
 
 
 def eigvals(x: Tensor, /) -> Tensor:
+    """Eigenvalues of each general square matrix in x, always complex."""
     return _factor(_K.EIGVALS, [_finite(_matrices(x, "eigvals", square=True), "eigvals")])
 
 
 def qr(x: Tensor, /, *, mode: str = "reduced") -> QRResult:
+    """(Q, R) with x = Q @ R for each matrix (..., M, N); mode "reduced" gives Q
+    (..., M, K), R (..., K, N) with K = min(M, N); "complete" gives Q (..., M, M).
+    """
     if mode not in ("reduced", "complete"):
         raise ValueError(f"qr(): mode must be 'reduced' or 'complete', got {mode!r}")
     return QRResult(*_factor(_K.QR, [_matrices(x, "qr")], full=mode == "complete"))
 
 
 def svd(x: Tensor, /, *, full_matrices: bool = True) -> SVDResult:
+    """(U, S, Vh) with x = U @ diag(S) @ Vh for each matrix (..., M, N).
+
+    S descends and has x's real dtype; full_matrices=True gives square U and Vh, False the
+    reduced K = min(M, N) ones. Non-finite input is a LinAlgError.
+    """
     return SVDResult(*_factor(_K.SVD, [_finite(_matrices(x, "svd"), "svd")],
                               full=bool(full_matrices)))
 
 
 def svdvals(x: Tensor, /) -> Tensor:
+    """Singular values (descending, x's real dtype) of each matrix (..., M, N)."""
     return _svdvals(_matrices(x, "svdvals"), "svdvals")
 
 
@@ -336,6 +355,7 @@ def vecdot(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
 
 
 def outer(x1: Tensor, x2: Tensor, /) -> Tensor:
+    """Outer product of two 1-d tensors: (M,) and (N,) give (M, N), x1[i] * x2[j]."""
     x1, x2 = _tensor(x1, "outer"), _tensor(x2, "outer")
     if x1.ndim != 1 or x2.ndim != 1:
         raise ValueError(f"outer() needs two 1-d tensors, got shapes {x1.shape} and {x2.shape}")
