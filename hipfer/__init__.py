@@ -18,6 +18,8 @@ from ._dtypes import (  # noqa: F401
     bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
     float16, float32, float64, complex64, complex128,
 )
+import builtins as _builtins
+
 from ._device import Device, as_device, default_device, get_default_device  # noqa: F401
 from ._tensor import Tensor  # noqa: F401
 # The namespace: one module per topic of the standard, each listing its names in __all__.
@@ -38,7 +40,7 @@ from . import prims, random  # noqa: F401
 from .prims.registry import load_cutensor, load_hiptensor  # noqa: F401
 
 
-def is_conj(x: Tensor, /) -> bool:
+def is_conj(x: Tensor, /) -> _builtins.bool:  # hipfer.bool is the dtype
     """True when x reads as the conjugate of its stored data (lazy conjugation)."""
     return x.is_conj()
 
