@@ -102,6 +102,8 @@ def _check_same(back, t):
     assert type(back) is hf.Tensor
     assert back.dtype == t.dtype and back.shape == t.shape and back.device == t.device
     assert back.is_conj() == t.is_conj()
+    # NumPy's own dtype instance, not the unpickled copy (the warm path compares identity)
+    assert back._data.dtype is np.dtype(t.dtype.name)
     a, b = _host(back), _host(t)
     # bit for bit: NaN payloads and -0.0 included
     assert np.ascontiguousarray(a).tobytes() == np.ascontiguousarray(b).tobytes()
@@ -140,6 +142,19 @@ def test_tensors_of_every_layout_pickle(be, rng):
             _check_same(back, t)
             # and it computes like the original
             assert _host(hf.multiply(back, 2)).tolist() == _host(hf.multiply(t, 2)).tolist(), what
+
+
+def test_unpickled_tensors_leave_the_warm_path_warm(rng):
+    # an unpickled dtype object once went into the weak-scalar cache, and then the warm
+    # path declined every later `x + 2` of that dtype (it compares dtypes by identity)
+    if not _warmpath.enabled():
+        pytest.skip(f"warm path {_warmpath.STATUS}")
+    c = hf.asarray(rng.standard_normal(3) + 1j, device="cpu")
+    back = pickle.loads(pickle.dumps(c))
+    hf.add(back, 7.5)
+    before = hf.add.hits
+    hf.add(c, 7.5)
+    assert hf.add.hits == before + 1
 
 
 def test_a_pickled_tensor_is_its_own_copy(be, rng):
