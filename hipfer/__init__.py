@@ -18,6 +18,8 @@ from ._dtypes import (  # noqa: F401
     bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
     float16, float32, float64, complex64, complex128,
 )
+import builtins as _builtins
+
 from ._device import Device, as_device, default_device, get_default_device  # noqa: F401
 from ._tensor import Tensor  # noqa: F401
 # The namespace: one module per topic of the standard, each listing its names in __all__.
@@ -38,7 +40,7 @@ from . import prims, random  # noqa: F401
 from .prims.registry import load_cutensor, load_hiptensor  # noqa: F401
 
 
-def is_conj(x: Tensor, /) -> bool:
+def is_conj(x: Tensor, /) -> _builtins.bool:  # hipfer.bool is the dtype
     """True when x reads as the conjugate of its stored data (lazy conjugation)."""
     return x.is_conj()
 
@@ -49,6 +51,8 @@ def resolve_conj(x: Tensor, /) -> Tensor:
 
 
 def to_device(x: Tensor, device, /) -> Tensor:
+    """x on device (a Device, "cpu", "gpu", "gpu:N"): x itself when it is there already,
+    else a copy made there (the one explicit way between host and GPU)."""
     return x.to_device(device)
 
 
@@ -73,3 +77,37 @@ from . import _array_methods, _warmpath  # noqa: E402
 _array_methods.install(_sys.modules[__name__])
 _warmpath.install(globals())
 del _sys
+
+# The public names: every topic module's __all__ and the names defined or imported here.
+from . import (_constants, _creation, _data_type_functions, _dlpack, _elementwise, _indexing,  # noqa: E402
+               _info, _linear_algebra, _manipulation, _searching, _sets, _sorting, _statistical,
+               _utility, _views)
+# Submodules are attributes, not in __all__ (linalg, fft, random, prims, backends loaded;
+# _LAZY loaded on first use). tests/test_public_api_hygiene.py keeps this list honest.
+__all__ = sorted({n for m in (_creation, _elementwise, _views, _manipulation, _statistical,
+                              _linear_algebra, _sorting, _indexing, _data_type_functions, _info,
+                              _dlpack, _searching, _sets, _constants, _utility)
+                  for n in m.__all__} | {
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "float32", "float64", "complex64", "complex128",
+    "Device", "as_device", "default_device", "get_default_device", "Tensor",
+    "load_cutensor", "load_hiptensor", "is_conj", "resolve_conj", "to_device",
+    "tensordot", "vecdot", "einsum", "einsum_path", "einsum_vjp", "einsum_vjp_subscripts"})
+
+#: subpackages loaded on first use: hipfer.nn imports hipfer (it sits above the namespace),
+#: bench and kernels are tooling; none of them costs ``import hipfer`` anything
+_LAZY = ("nn", "bench", "kernels")
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib  # the module object is cached in sys.modules and in globals()
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
+
+del annotations  # the __future__ feature, not an API name

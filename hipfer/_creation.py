@@ -115,11 +115,20 @@ def _norm_shape(shape) -> tuple:
 
 
 def empty(shape, *, dtype=None, device=None) -> Tensor:
+    """A tensor of shape `shape`, its values unset (whatever the memory held).
+    dtype defaults to the default float dtype (float64), device to the default device.
+    """
     dt = _dtypes.default_float if dtype is None else _dtypes.as_dtype(dtype)
     return Tensor(get_backend(_dev(device)).empty(_norm_shape(shape), dt))
 
 
 def full(shape, fill_value, *, dtype=None, device=None) -> Tensor:
+    """A tensor of shape `shape` filled with fill_value.
+
+    dtype defaults to fill_value's kind: bool, the default int (int64), float (float64) or
+    complex (complex128); a 0-d tensor fill_value gives its own dtype. A Python int out of
+    the dtype's range is an OverflowError; a complex value for a real dtype a TypeError.
+    """
     return _full(shape, fill_value, dtype, device, "full")
 
 
@@ -159,10 +168,12 @@ def _full(shape, fill_value, dtype, device, name: str) -> Tensor:
 
 
 def zeros(shape, *, dtype=None, device=None) -> Tensor:
+    """A tensor of shape `shape` filled with 0 (dtype: the default float unless given)."""
     return full(shape, 0, dtype=dtype or _dtypes.default_float, device=device)
 
 
 def ones(shape, *, dtype=None, device=None) -> Tensor:
+    """A tensor of shape `shape` filled with 1 (dtype: the default float unless given)."""
     return full(shape, 1, dtype=dtype or _dtypes.default_float, device=device)
 
 
@@ -171,26 +182,35 @@ def _like(x, dtype, device):
 
 
 def empty_like(x: Tensor, /, *, dtype=None, device=None) -> Tensor:
+    """empty(x.shape) with x's dtype and device unless dtype / device are given."""
     dt, dev = _like(x, dtype, device)
     return empty(x.shape, dtype=dt, device=dev)
 
 
 def zeros_like(x: Tensor, /, *, dtype=None, device=None) -> Tensor:
+    """zeros(x.shape) with x's dtype and device unless dtype / device are given."""
     dt, dev = _like(x, dtype, device)
     return zeros(x.shape, dtype=dt, device=dev)
 
 
 def ones_like(x: Tensor, /, *, dtype=None, device=None) -> Tensor:
+    """ones(x.shape) with x's dtype and device unless dtype / device are given."""
     dt, dev = _like(x, dtype, device)
     return ones(x.shape, dtype=dt, device=dev)
 
 
 def full_like(x: Tensor, /, fill_value, *, dtype=None, device=None) -> Tensor:
+    """full(x.shape, fill_value) with x's dtype and device unless given."""
     dt, dev = _like(x, dtype, device)
     return _full(x.shape, fill_value, dt, dev, "full_like")
 
 
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Tensor:
+    """Evenly spaced values start, start + step, ... below stop (a 1-d tensor).
+
+    arange(n) is arange(0, n). dtype: the default int when start, stop and step are all Python
+    ints, else the default float. The length is ceil((stop - start) / step), at least 0.
+    """
     if stop is None:
         start, stop = 0, start
     if step == 0:

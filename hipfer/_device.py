@@ -132,6 +132,10 @@ def _initial_default() -> Device:
 
 
 def get_default_device() -> Device:
+    """The device new tensors go to: the innermost `with
+    default_device(...)` block's, else HIPFER_DEVICE's, else the GPU when one is usable, else
+    the CPU.
+    """
     stack = getattr(_local, "stack", None)
     if stack:
         return stack[-1]

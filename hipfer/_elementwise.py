@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _dtypes, _ops
+from . import _dtypes, _elementwise_docs as _docs, _ops
 from ._core import cast, fill, materialize, operands, scalar_operand
 from ._naming import public
 from ._tensor import Tensor
@@ -91,6 +91,9 @@ for _name, _op in _SWAPPED.items():
     globals()[_name] = public(_name, _binary(_op, _name, swap=True))
     __all__.append(_name)
 del _name, _op
+for _name, _op in {**_UNARY, **_BINARY, **_SWAPPED}.items():  # docstrings from the op table
+    globals()[_name].__doc__ = _docs.doc(_name, _op.row)
+del _name, _op
 
 
 # ------------------------------------------------------------- conjugation family
@@ -117,6 +120,11 @@ def imag(x: Tensor, /) -> Tensor:
 
 
 def where(condition: Tensor, x1, x2, /) -> Tensor:
+    """x1 where condition is True, else x2, elementwise.
+
+    condition: a bool Tensor. x1, x2: Tensors or Python scalars (weak). The three shapes
+    broadcast; the result has the promoted dtype of x1 and x2 (the array API's rules).
+    """
     if not isinstance(condition, Tensor) or condition.dtype != np.bool_:
         raise TypeError("where() needs a bool Tensor condition")
     a, b, dt = operands(x1, x2, read_only=True)

@@ -17,6 +17,13 @@ __all__ = ["matmul"]
 
 
 def matmul(x1: Tensor, x2: Tensor, /) -> Tensor:
+    """Matrix product x1 @ x2 (NumPy's matmul rules).
+
+    1-d operands are vectors (a 1 is prepended to x1's shape / appended to x2's, then
+    dropped); the batch axes (all but the last two) broadcast. 0-d operands are a ValueError
+    (use multiply). The result has the promoted dtype; runs as a contraction (einsum's
+    engine: GEMM on the GPU).
+    """
     if not isinstance(x1, Tensor) or not isinstance(x2, Tensor):
         raise TypeError("matmul() expects two hipfer Tensors")
     if x1.ndim == 0 or x2.ndim == 0:

@@ -23,6 +23,9 @@ def sort(x: Tensor, /, *, axis: int = -1, descending: bool = False, stable: bool
 
 
 def argsort(x: Tensor, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Tensor:
+    """Indices (int64) that sort x along axis; the order of sort(x) (NaN last
+    ascending, first descending); stable (equal values keep their order) by default.
+    """
     _check(x)
     return Tensor(_ops.run(d.Argsort(axis, bool(descending), bool(stable)), [x],
                            called="argsort"))

@@ -103,7 +103,18 @@ def _sum_like(op):
 
 
 sum = public("sum", _sum_like(ReduceOp.SUM))  # noqa: A001
+sum.__doc__ = """Sum of x's elements over axis (an int, a tuple of ints, or None: every axis).
+
+dtype: the accumulation and result dtype; by default the standard's: bool and signed
+integers sum in int64, unsigned in uint64, floating and complex dtypes in their own.
+keepdims keeps the reduced axes as size 1. An empty sum is 0.
+"""
 prod = public("prod", _sum_like(ReduceOp.PROD))
+prod.__doc__ = """Product of x's elements over axis (an int, a tuple of ints, or None: every axis).
+
+dtype: as in sum (integers multiply in int64 / uint64 by default, wrapping on overflow).
+keepdims keeps the reduced axes as size 1. An empty product is 1.
+"""
 
 
 def _extreme(op):
@@ -116,7 +127,17 @@ def _extreme(op):
 
 
 max = public("max", _extreme(ReduceOp.MAX))  # noqa: A001
+max.__doc__ = """Largest element of x over axis (an int, a tuple of ints, or None: every axis).
+
+Real dtypes only (complex is a TypeError, as the standard leaves it undefined); NaN
+propagates. The result has x's dtype; an empty reduction is a ValueError.
+"""
 min = public("min", _extreme(ReduceOp.MIN))  # noqa: A001
+min.__doc__ = """Smallest element of x over axis (an int, a tuple of ints, or None: every axis).
+
+Real dtypes only (complex is a TypeError); NaN propagates. The result has x's dtype; an
+empty reduction is a ValueError.
+"""
 
 # What the NumPy backend's compiled warm path (hipfer._warmpath.install) serves of these:
 # fn(x) over every axis for the dtypes that reduce in their own dtype -- those whose
@@ -141,6 +162,12 @@ def _in_float32_if_half(reduce):
 
 
 def mean(x, /, *, axis=None, keepdims=False):
+    """Arithmetic mean of x over axis (an int, a tuple of ints, or None: every axis).
+
+    Floating and complex x keep their dtype (float16 accumulates in float32, rounded once);
+    integer and bool x are averaged in the default float dtype (NumPy's float64). An empty
+    mean is NaN. keepdims keeps the reduced axes as size 1.
+    """
     return _mean(x, axis, keepdims)
 
 
@@ -160,7 +187,17 @@ def _spread(op):
 
 
 var = public("var", _spread(ReduceOp.VAR))
+var.__doc__ = """Variance of x over axis: sum(|x - mean|**2) / (N - correction).
+
+correction=0 is the population variance, 1 the sample variance (NumPy's ddof). The result
+has x's real dtype (float64 for complex128; integers in the default float dtype).
+"""
 std = public("std", _spread(ReduceOp.STD))
+std.__doc__ = """Standard deviation of x over axis: sqrt(var(x, axis=, correction=)).
+
+The result has x's real dtype (float64 for complex128; integers in the default float
+dtype); correction as in var (NumPy's ddof).
+"""
 
 
 def _logical(op):
@@ -172,7 +209,15 @@ def _logical(op):
 
 
 all = public("all", _logical(ReduceOp.ALL))  # noqa: A001
+all.__doc__ = """Whether every element of x over axis is nonzero (True for an empty reduction).
+
+The result is bool; NaN counts as nonzero; keepdims keeps the reduced axes as size 1.
+"""
 any = public("any", _logical(ReduceOp.ANY))  # noqa: A001
+any.__doc__ = """Whether any element of x over axis is nonzero (False for an empty reduction).
+
+The result is bool; NaN counts as nonzero; keepdims keeps the reduced axes as size 1.
+"""
 
 
 # ------------------------------------------------------------- cumulative sums

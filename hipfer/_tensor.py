@@ -206,6 +206,10 @@ class Tensor:
         return self._data, self._conj
 
     def __setstate__(self, state):
-        self._data, self._conj = state
+        data, self._conj = state
+        # an unpickled dtype is a copy, not NumPy's own instance, and the warm path and the
+        # scalar cache tell dtypes apart by identity: view the data as the canonical one
+        canonical = np.dtype(data.dtype.str)
+        self._data = data if data.dtype is canonical else data.view(canonical)
 
     __hash__ = None  # mutable, and == is elementwise

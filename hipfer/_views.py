@@ -51,6 +51,9 @@ def _view(x: Tensor, shape, strides_elems) -> Tensor:
 
 
 def permute_dims(x: Tensor, /, axes) -> Tensor:
+    """x with its axes reordered: axis i of the result is axis axes[i] of x.
+    A view (no copy; the lazy conjugation flag is kept); NumPy's transpose(x, axes).
+    """
     axes = _axes(tuple(axes), x.ndim)
     if len(axes) != x.ndim:
         raise ValueError(f"permute_dims: axes {axes} are not a permutation of {x.ndim} axes")
@@ -58,6 +61,7 @@ def permute_dims(x: Tensor, /, axes) -> Tensor:
 
 
 def matrix_transpose(x: Tensor, /) -> Tensor:
+    """x with its last two axes swapped (x.mT): a view, no copy."""
     return x.mT
 
 
@@ -70,6 +74,9 @@ def expand_dims(x: Tensor, /, axis) -> Tensor:
 
 
 def squeeze(x: Tensor, /, axis) -> Tensor:
+    """x without the size-1 axes named by axis (an int or a tuple; required, as the
+    standard says): a view. An axis of another size is a ValueError.
+    """
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
     axes = tuple(sorted({_axis(a, x.ndim) for a in axes}))
     for a in axes:
@@ -79,6 +86,9 @@ def squeeze(x: Tensor, /, axis) -> Tensor:
 
 
 def broadcast_to(x: Tensor, /, shape) -> Tensor:
+    """x as a read-only view of shape `shape` (NumPy's broadcasting rules:
+    stride 0 on the broadcast axes); ValueError when the shapes do not broadcast.
+    """
     shape = tuple(int(n) for n in shape)
     try:
         return Tensor(xp_of(x._data).broadcast_to(x._data, shape), x._conj)
@@ -129,6 +139,11 @@ def _nocopy_strides(old_shape, old_strides, new_shape):
 
 
 def reshape(x: Tensor, /, shape, *, copy=None) -> Tensor:
+    """x with shape `shape` (one entry may be -1: inferred), in C order.
+
+    copy=None: a view when the strides allow, else a copy; copy=True: always a copy;
+    copy=False: a view or a ValueError. The dtype and the conjugation flag are kept.
+    """
     shape = tuple(int(n) for n in ((shape,) if isinstance(shape, int) else shape))
     if shape.count(-1) > 1:
         raise ValueError("reshape: only one dimension can be -1")

@@ -55,6 +55,7 @@ typedef struct {
     vectorcallfunc vectorcall;
     int kind, swap, with_dtype;
     PyObject *ufunc, *slow;
+    PyObject *module, *qualname;  /* where it is installed (pickle's global name), or NULL */
     int n;
     PyArray_Descr *in[MAX_DTYPES], *out[MAX_DTYPES];
     char quiet[MAX_DTYPES];
@@ -453,6 +454,8 @@ static int Warm_traverse(Warm *w, visitproc visit, void *arg)
 {
     Py_VISIT(w->ufunc);
     Py_VISIT(w->slow);
+    Py_VISIT(w->module);
+    Py_VISIT(w->qualname);
     return 0;
 }
 
@@ -460,6 +463,8 @@ static int Warm_clear(Warm *w)
 {
     Py_CLEAR(w->ufunc);
     Py_CLEAR(w->slow);
+    Py_CLEAR(w->module);
+    Py_CLEAR(w->qualname);
     for (int i = 0; i < w->n; i++) {
         Py_CLEAR(w->in[i]);
         Py_CLEAR(w->out[i]);
@@ -573,8 +578,22 @@ static PyObject *Warm_repr(Warm *w)
     return PyUnicode_FromFormat("<hipfer warm path of %R>", w->slow);
 }
 
+/* Pickled as a global, by the name it is installed under (__module__, __qualname__: set
+ * by hipfer._warmpath.install; unset, they read as the wrapped function's). */
+static PyObject *Warm_reduce(PyObject *self, PyObject *Py_UNUSED(a))
+{
+    return PyObject_GetAttrString(self, "__qualname__");
+}
+
+static PyMethodDef Warm_methods[] = {
+    {"__reduce__", Warm_reduce, METH_NOARGS, "pickled by module and qualified name"},
+    {NULL},
+};
+
 static PyMemberDef Warm_members[] = {
     {"hits", T_PYSSIZET, offsetof(Warm, hits), 0, "calls the fast path served"},
+    {"__module__", T_OBJECT_EX, offsetof(Warm, module), 0, "the module it is installed in"},
+    {"__qualname__", T_OBJECT_EX, offsetof(Warm, qualname), 0, "its name there"},
     {NULL},
 };
 
@@ -598,6 +617,7 @@ static PyTypeObject WarmType = {
                 Py_TPFLAGS_METHOD_DESCRIPTOR,
     .tp_traverse = (traverseproc)Warm_traverse,
     .tp_clear = (inquiry)Warm_clear,
+    .tp_methods = Warm_methods,
     .tp_members = Warm_members,
     .tp_getset = Warm_getset,
     .tp_descr_get = Warm_descr_get,

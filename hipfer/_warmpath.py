@@ -114,9 +114,17 @@ def install(namespace: dict) -> None:
     for table, swap in ((_elementwise._UNARY, False), (_elementwise._BINARY, False),
                         (_elementwise._SWAPPED, True)):
         for name, op in table.items():
-            namespace[name] = elementwise(namespace[name], op, swap)
+            _place(namespace, name, elementwise(namespace[name], op, swap))
     for name, (ufunc, dtypes, with_dtype) in _statistical.WARM.items():
-        namespace[name] = reduction(namespace[name], ufunc, dtypes, with_dtype)
+        _place(namespace, name, reduction(namespace[name], ufunc, dtypes, with_dtype))
+
+
+def _place(namespace: dict, name: str, fn) -> None:
+    """namespace[name] = fn; a Warm learns where it lives, so that pickle finds it there
+    by module and name (hipfer.exp), as it finds a plain function."""
+    if _warm is not None and isinstance(fn, _warm.Warm):
+        fn.__module__, fn.__qualname__ = namespace["__name__"], name
+    namespace[name] = fn
 
 
 if _warm is not None:

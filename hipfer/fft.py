@@ -14,17 +14,17 @@ and a ValueError); bad sizes (n < 1) and norms ValueError.
 """
 from __future__ import annotations
 
-import operator
+import operator as _operator
 
-import numpy as np
+import numpy as _np
 
 from . import _dtypes, _ops
 from ._core import cast as _cast, fill as _fill
 from ._creation import asarray as _asarray
 from ._manipulation import roll as _roll
 from ._tensor import Tensor
-from .prims import descriptors as d
-from .prims.infer import complex_dtype, infer as _infer
+from .prims import descriptors as _d
+from .prims.infer import complex_dtype as _complex_dtype, infer as _infer
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft",
            "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
@@ -45,7 +45,7 @@ def _norm(norm) -> str:
     return norm
 
 
-def _real_for(dt) -> np.dtype:
+def _real_for(dt) -> _np.dtype:
     """The real dtype a transform computes in: float16 in float32 (there is no complex
     half; NumPy's transforms of float16 give complex64 / float32 too), integers and bool
     in float64."""
@@ -54,7 +54,7 @@ def _real_for(dt) -> np.dtype:
 
 def _as_complex(x: Tensor, name: str) -> Tensor:
     x = _tensor(x, name)
-    return _cast(x, complex_dtype(_real_for(x.dtype)))
+    return _cast(x, _complex_dtype(_real_for(x.dtype)))
 
 
 def _as_real(x: Tensor, name: str) -> Tensor:
@@ -65,23 +65,23 @@ def _as_real(x: Tensor, name: str) -> Tensor:
 
 
 def _axis(axis, ndim: int) -> int:
-    axis = operator.index(axis)
+    axis = _operator.index(axis)
     if not -ndim <= axis < ndim:
-        raise np.exceptions.AxisError(axis, ndim)
+        raise _np.exceptions.AxisError(axis, ndim)
     return axis % ndim
 
 
 def _size(n, default: int, name: str) -> int:
     """The number of data points of one axis: n, or the default from the input's length
     (checked too: an empty axis, or irfft of one point, has none to transform)."""
-    n = default if n is None else operator.index(n)
+    n = default if n is None else _operator.index(n)
     if n < 1:
         raise ValueError(f"{name}(): invalid number of data points ({n}): must be >= 1")
     return n
 
 
 def _transform(kind, x: Tensor, axes, sizes, norm, inverse=False, name=None) -> Tensor:
-    desc = d.Fft(kind, tuple(axes), tuple(sizes), inverse, _norm(norm))
+    desc = _d.Fft(kind, tuple(axes), tuple(sizes), inverse, _norm(norm))
     if x.size == 0:  # zero-padded to the sizes asked for: the transform of zeros
         ((shape, dt),) = _infer(desc, (x.dtype,), (x.shape,))
         return _fill(shape, 0, dt, x.device)
@@ -101,19 +101,43 @@ def _one(kind, x: Tensor, n, axis, norm, inverse=False, halved=False, name="fft"
 
 
 def fft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Tensor:
-    return _one(d.FftKind.C2C, _as_complex(x, "fft"), n, axis, norm, name="fft")
+    """The 1-d discrete Fourier transform of x along axis (complex result).
+
+    n: the length of the transform (x is cut or zero-padded to it).
+    norm: "backward" (no scaling forward, 1/n inverse), "ortho" (1/sqrt(n) both ways) or
+    "forward". float32 / complex64 stay single precision (NumPy computes in double).
+    """
+    return _one(_d.FftKind.C2C, _as_complex(x, "fft"), n, axis, norm, name="fft")
 
 
 def ifft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Tensor:
-    return _one(d.FftKind.C2C, _as_complex(x, "ifft"), n, axis, norm, inverse=True, name="ifft")
+    """The inverse of fft along axis (complex result).
+
+    n: the length of the transform (x is cut or zero-padded to it).
+    norm: "backward" (no scaling forward, 1/n inverse), "ortho" (1/sqrt(n) both ways) or
+    "forward". float32 / complex64 stay single precision (NumPy computes in double).
+    """
+    return _one(_d.FftKind.C2C, _as_complex(x, "ifft"), n, axis, norm, inverse=True, name="ifft")
 
 
 def rfft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Tensor:
-    return _one(d.FftKind.R2C, _as_real(x, "rfft"), n, axis, norm, name="rfft")
+    """fft of a real x along axis: the n // 2 + 1 non-negative frequencies.
+
+    n: the length of the transform (x is cut or zero-padded to it).
+    norm: "backward" (no scaling forward, 1/n inverse), "ortho" (1/sqrt(n) both ways) or
+    "forward". float32 / complex64 stay single precision (NumPy computes in double).
+    """
+    return _one(_d.FftKind.R2C, _as_real(x, "rfft"), n, axis, norm, name="rfft")
 
 
 def irfft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Tensor:
-    return _one(d.FftKind.C2R, _as_complex(x, "irfft"), n, axis, norm, halved=True,
+    """The inverse of rfft: a real result of length n (default 2 * (M - 1)).
+
+    n: the length of the transform (x is cut or zero-padded to it).
+    norm: "backward" (no scaling forward, 1/n inverse), "ortho" (1/sqrt(n) both ways) or
+    "forward". float32 / complex64 stay single precision (NumPy computes in double).
+    """
+    return _one(_d.FftKind.C2R, _as_complex(x, "irfft"), n, axis, norm, halved=True,
                 name="irfft")
 
 
@@ -121,13 +145,13 @@ def hfft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Ten
     """FFT of a Hermitian-symmetric signal given by its first half: irfft(conj(x)) with
     the normalisation direction swapped."""
     x = _as_complex(x, "hfft").conj()
-    return _one(d.FftKind.C2R, x, n, axis, _SWAP[_norm(norm)], halved=True, name="hfft")
+    return _one(_d.FftKind.C2R, x, n, axis, _SWAP[_norm(norm)], halved=True, name="hfft")
 
 
 def ihfft(x: Tensor, /, *, n=None, axis: int = -1, norm: str = "backward") -> Tensor:
     """Inverse of hfft: conj(rfft(x)) with the normalisation direction swapped."""
     x = _as_real(x, "ihfft")
-    return _one(d.FftKind.R2C, x, n, axis, _SWAP[_norm(norm)], name="ihfft").conj()
+    return _one(_d.FftKind.R2C, x, n, axis, _SWAP[_norm(norm)], name="ihfft").conj()
 
 
 # ---------------------------------------------------------------- many axes
@@ -143,9 +167,9 @@ def _many(kind, x: Tensor, s, axes, norm, inverse=False, halved=False, name="fft
     if s is not None and len(s) != len(axes):
         raise ValueError(f"{name}(): s {tuple(s)} and axes {axes} differ in length")
     if not axes:
-        if kind is not d.FftKind.C2C:
+        if kind is not _d.FftKind.C2C:
             raise ValueError(f"{name}(): needs at least one axis to transform")
-        return Tensor(_ops.run(d.MakeContiguous(), [x]))  # no axis: the identity, as a copy
+        return Tensor(_ops.run(_d.MakeContiguous(), [x]))  # no axis: the identity, as a copy
     s = (None,) * len(axes) if s is None else tuple(None if n == -1 else n for n in s)
     full = [x.shape[a] for a in axes]
     if halved:
@@ -155,19 +179,43 @@ def _many(kind, x: Tensor, s, axes, norm, inverse=False, halved=False, name="fft
 
 
 def fftn(x: Tensor, /, *, s=None, axes=None, norm: str = "backward") -> Tensor:
-    return _many(d.FftKind.C2C, _as_complex(x, "fftn"), s, axes, norm, name="fftn")
+    """The n-d discrete Fourier transform over axes (default: every axis).
+
+    s: the lengths along axes (x is cut or zero-padded to them).
+    norm: "backward" (no scaling forward, 1/n inverse), "ortho" (1/sqrt(n) both ways) or
+    "forward". float32 / complex64 stay single precision (NumPy computes in double).
+    """
+    return _many(_d.FftKind.C2C, _as_complex(x, "fftn"), s, axes, norm, name="fftn")
 
 
 def ifftn(x: Tensor, /, *, s=None, axes=None, norm: str = "backward") -> Tensor:
-    return _many(d.FftKind.C2C, _as_complex(x, "ifftn"), s, axes, norm, inverse=True, name="ifftn")
+    """The inverse of fftn over axes.
+
+    s: the lengths along axes (x is cut or zero-padded to them).
+    norm: "backward" (no scaling forward, 1/n inverse), "ortho" (1/sqrt(n) both ways) or
+    "forward". float32 / complex64 stay single precision (NumPy computes in double).
+    """
+    return _many(_d.FftKind.C2C, _as_complex(x, "ifftn"), s, axes, norm, inverse=True, name="ifftn")
 
 
 def rfftn(x: Tensor, /, *, s=None, axes=None, norm: str = "backward") -> Tensor:
-    return _many(d.FftKind.R2C, _as_real(x, "rfftn"), s, axes, norm, name="rfftn")
+    """fftn of a real x; the last of axes keeps n // 2 + 1 frequencies.
+
+    s: the lengths along axes (x is cut or zero-padded to them).
+    norm: "backward" (no scaling forward, 1/n inverse), "ortho" (1/sqrt(n) both ways) or
+    "forward". float32 / complex64 stay single precision (NumPy computes in double).
+    """
+    return _many(_d.FftKind.R2C, _as_real(x, "rfftn"), s, axes, norm, name="rfftn")
 
 
 def irfftn(x: Tensor, /, *, s=None, axes=None, norm: str = "backward") -> Tensor:
-    return _many(d.FftKind.C2R, _as_complex(x, "irfftn"), s, axes, norm, halved=True, name="irfftn")
+    """The inverse of rfftn: a real result (last axis 2 * (M - 1) by default).
+
+    s: the lengths along axes (x is cut or zero-padded to them).
+    norm: "backward" (no scaling forward, 1/n inverse), "ortho" (1/sqrt(n) both ways) or
+    "forward". float32 / complex64 stay single precision (NumPy computes in double).
+    """
+    return _many(_d.FftKind.C2R, _as_complex(x, "irfftn"), s, axes, norm, halved=True, name="irfftn")
 
 
 # ------------------------------------------------------ frequencies, shifts
@@ -179,7 +227,7 @@ def _freq_dtype(dtype):
 
 
 def _freq_count(n) -> int:
-    n = operator.index(n)
+    n = _operator.index(n)
     if n < 1:
         raise ValueError(f"the window length n must be >= 1, got {n}")
     return n
@@ -188,21 +236,21 @@ def _freq_count(n) -> int:
 def fftfreq(n: int, /, *, d: float = 1.0, dtype=None, device=None) -> Tensor:
     """[0, 1, ..., -(n//2), ..., -1] / (d * n): n small host-computed values, copied to device."""
     n, dt = _freq_count(n), _freq_dtype(dtype)
-    k = np.concatenate([np.arange(0, (n - 1) // 2 + 1), np.arange(-(n // 2), 0)])
+    k = _np.concatenate([_np.arange(0, (n - 1) // 2 + 1), _np.arange(-(n // 2), 0)])
     return _asarray((k * (1.0 / (n * d))).astype(dt), device=device)
 
 
 def rfftfreq(n: int, /, *, d: float = 1.0, dtype=None, device=None) -> Tensor:
     """[0, 1, ..., n//2] / (d * n)."""
     n, dt = _freq_count(n), _freq_dtype(dtype)
-    return _asarray((np.arange(0, n // 2 + 1) * (1.0 / (n * d))).astype(dt), device=device)
+    return _asarray((_np.arange(0, n // 2 + 1) * (1.0 / (n * d))).astype(dt), device=device)
 
 
 def _shift(x: Tensor, axes, sign: int, name: str) -> Tensor:
     x = _tensor(x, name)
     if axes is None:
         axes = tuple(range(x.ndim))
-    elif isinstance(axes, (int, np.integer)):
+    elif isinstance(axes, (int, _np.integer)):
         axes = (axes,)
     # a repeated axis shifts again, as NumPy's (roll adds the shifts of repeated axes up)
     axes = tuple(_axis(a, x.ndim) for a in axes)
@@ -219,3 +267,5 @@ def fftshift(x: Tensor, /, *, axes=None) -> Tensor:
 def ifftshift(x: Tensor, /, *, axes=None) -> Tensor:
     """Inverse of fftshift: roll by -(n // 2)."""
     return _shift(x, axes, -1, "ifftshift")
+
+del annotations  # the __future__ feature, not an API name

@@ -14,17 +14,17 @@ backend. Non-square operands where square matrices are needed raise ValueError.
 """
 from __future__ import annotations
 
-import builtins
-import math
-import operator
-from typing import NamedTuple
+import builtins as _builtins
+import math as _math
+import operator as _operator
+from typing import NamedTuple as _NamedTuple
 
-import numpy as np
+import numpy as _np
 
 from . import _dtypes, _ops
 from ._core import cast as _cast
 from ._creation import empty as _empty, zeros as _zeros
-from ._einsum import contract
+from ._einsum import contract as _contract
 from ._elementwise import (abs as _abs, greater as _greater, isfinite as _isfinite,
                            multiply as _multiply, not_equal as _not_equal, pow as _pow,
                            reciprocal as _reciprocal, sqrt as _sqrt, square as _square,
@@ -32,11 +32,11 @@ from ._elementwise import (abs as _abs, greater as _greater, isfinite as _isfini
 from ._linear_algebra import matmul
 from ._statistical import all as _all, max as _max, min as _min, sum as _sum
 from ._tensor import Tensor
-from ._views import (broadcast_to, diagonal, matrix_transpose, moveaxis as _moveaxis, permute_dims,
-                     reshape)
-from .prims import descriptors as d
+from ._views import (broadcast_to as _broadcast_to, diagonal, matrix_transpose, moveaxis as _moveaxis,
+                     permute_dims as _permute_dims, reshape as _reshape)
+from .prims import descriptors as _d
 from .prims.descriptors import LinAlgError  # noqa: F401 - part of this module's API
-from .prims.infer import real_dtype
+from .prims.infer import real_dtype as _real_dtype
 
 __all__ = [
     "cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv",
@@ -45,30 +45,30 @@ __all__ = [
     "vector_norm",
 ]
 
-K = d.FactorKind
+_K = _d.FactorKind
 
 
-class EighResult(NamedTuple):
+class EighResult(_NamedTuple):
     eigenvalues: Tensor
     eigenvectors: Tensor
 
 
-class EigResult(NamedTuple):
+class EigResult(_NamedTuple):
     eigenvalues: Tensor
     eigenvectors: Tensor
 
 
-class QRResult(NamedTuple):
+class QRResult(_NamedTuple):
     Q: Tensor
     R: Tensor
 
 
-class SlogdetResult(NamedTuple):
+class SlogdetResult(_NamedTuple):
     sign: Tensor
     logabsdet: Tensor
 
 
-class SVDResult(NamedTuple):
+class SVDResult(_NamedTuple):
     U: Tensor
     S: Tensor
     Vh: Tensor
@@ -113,8 +113,8 @@ def _numeric(x, name: str) -> Tensor:
     return x
 
 
-def _factor(kind: d.FactorKind, inputs, full=False):
-    out = _ops.run(d.Factorize(kind, full), inputs, called=kind.value)
+def _factor(kind: _d.FactorKind, inputs, full=False):
+    out = _ops.run(_d.Factorize(kind, full), inputs, called=kind.value)
     return tuple(Tensor(o) for o in out) if isinstance(out, tuple) else Tensor(out)
 
 
@@ -132,9 +132,9 @@ def _finite(x: Tensor, name: str) -> Tensor:
 def _eps_tol(x: Tensor, rtol):
     """rtol as a Python float or a tensor broadcasting against the (..., K) singular values."""
     if rtol is None:
-        return max(x.shape[-2:]) * float(np.finfo(real_dtype(x.dtype)).eps)
+        return max(x.shape[-2:]) * float(_np.finfo(_real_dtype(x.dtype)).eps)
     if isinstance(rtol, Tensor):
-        return reshape(rtol, rtol.shape + (1,))
+        return _reshape(rtol, rtol.shape + (1,))
     return float(rtol)
 
 
@@ -148,57 +148,76 @@ def _identity(shape, dt, device) -> Tensor:
 # ------------------------------------------------------------ factorizations
 def cholesky(x: Tensor, /, *, upper: bool = False) -> Tensor:
     """Lower factor L (x = L L^H); upper=True gives U = L^H as a lazily conjugated view."""
-    lower = _factor(K.CHOLESKY, [_matrices(x, "cholesky", square=True)])
+    lower = _factor(_K.CHOLESKY, [_matrices(x, "cholesky", square=True)])
     return matrix_transpose(lower.conj()) if upper else lower
 
 
 def det(x: Tensor, /) -> Tensor:
-    return _factor(K.DET, [_matrices(x, "det", square=True)])
+    """Determinant of each matrix in x (..., M, M); the result is (...,) of x's dtype."""
+    return _factor(_K.DET, [_matrices(x, "det", square=True)])
 
 
 def slogdet(x: Tensor, /) -> SlogdetResult:
-    return SlogdetResult(*_factor(K.SLOGDET, [_matrices(x, "slogdet", square=True)]))
+    """(sign, logabsdet) of each matrix's determinant: det = sign * exp(logabsdet).
+    sign is 0 and logabsdet -inf for a singular matrix; logabsdet has x's real dtype.
+    """
+    return SlogdetResult(*_factor(_K.SLOGDET, [_matrices(x, "slogdet", square=True)]))
 
 
 def inv(x: Tensor, /) -> Tensor:
-    return _factor(K.INV, [_matrices(x, "inv", square=True)])
+    """Inverse of each matrix in x (..., M, M); LinAlgError for a singular matrix."""
+    return _factor(_K.INV, [_matrices(x, "inv", square=True)])
 
 
 def eigh(x: Tensor, /) -> EighResult:
-    return EighResult(*_factor(K.EIGH, [_finite(_matrices(x, "eigh", square=True), "eigh")]))
+    """(eigenvalues, eigenvectors) of each Hermitian / symmetric matrix in x.
+    The eigenvalues ascend and have x's real dtype; x is assumed Hermitian (not checked).
+    """
+    return EighResult(*_factor(_K.EIGH, [_finite(_matrices(x, "eigh", square=True), "eigh")]))
 
 
 def eigvalsh(x: Tensor, /) -> Tensor:
-    return _factor(K.EIGVALSH, [_finite(_matrices(x, "eigvalsh", square=True), "eigvalsh")])
+    """Eigenvalues (ascending, x's real dtype) of each Hermitian / symmetric matrix."""
+    return _factor(_K.EIGVALSH, [_finite(_matrices(x, "eigvalsh", square=True), "eigvalsh")])
 
 
 def eig(x: Tensor, /) -> EigResult:
     """Eigenvalues and eigenvectors of a general matrix, always complex."""
-    return EigResult(*_factor(K.EIG, [_finite(_matrices(x, "eig", square=True), "eig")]))
+    return EigResult(*_factor(_K.EIG, [_finite(_matrices(x, "eig", square=True), "eig")]))
 
 
 def eigvals(x: Tensor, /) -> Tensor:
-    return _factor(K.EIGVALS, [_finite(_matrices(x, "eigvals", square=True), "eigvals")])
+    """Eigenvalues of each general square matrix in x, always complex."""
+    return _factor(_K.EIGVALS, [_finite(_matrices(x, "eigvals", square=True), "eigvals")])
 
 
 def qr(x: Tensor, /, *, mode: str = "reduced") -> QRResult:
+    """(Q, R) with x = Q @ R for each matrix (..., M, N); mode "reduced" gives Q
+    (..., M, K), R (..., K, N) with K = min(M, N); "complete" gives Q (..., M, M).
+    """
     if mode not in ("reduced", "complete"):
         raise ValueError(f"qr(): mode must be 'reduced' or 'complete', got {mode!r}")
-    return QRResult(*_factor(K.QR, [_matrices(x, "qr")], full=mode == "complete"))
+    return QRResult(*_factor(_K.QR, [_matrices(x, "qr")], full=mode == "complete"))
 
 
 def svd(x: Tensor, /, *, full_matrices: bool = True) -> SVDResult:
-    return SVDResult(*_factor(K.SVD, [_finite(_matrices(x, "svd"), "svd")],
+    """(U, S, Vh) with x = U @ diag(S) @ Vh for each matrix (..., M, N).
+
+    S descends and has x's real dtype; full_matrices=True gives square U and Vh, False the
+    reduced K = min(M, N) ones. Non-finite input is a LinAlgError.
+    """
+    return SVDResult(*_factor(_K.SVD, [_finite(_matrices(x, "svd"), "svd")],
                               full=bool(full_matrices)))
 
 
 def svdvals(x: Tensor, /) -> Tensor:
+    """Singular values (descending, x's real dtype) of each matrix (..., M, N)."""
     return _svdvals(_matrices(x, "svdvals"), "svdvals")
 
 
 def _svdvals(x: Tensor, name: str) -> Tensor:
     """The singular values of checked matrices, for the function `name` (its errors)."""
-    return _factor(K.SVDVALS, [_finite(_solvable(x, name), name)])
+    return _factor(_K.SVDVALS, [_finite(_solvable(x, name), name)])
 
 
 def solve(x1: Tensor, x2: Tensor, /) -> Tensor:
@@ -211,17 +230,17 @@ def solve(x1: Tensor, x2: Tensor, /) -> Tensor:
     m = a.shape[-1]
     vector = b.ndim == 1
     if vector:
-        b = reshape(b, (b.shape[0], 1))
+        b = _reshape(b, (b.shape[0], 1))
     if b.ndim < 2 or b.shape[-2] != m:
         raise ValueError(f"solve(): x2 of shape {x2.shape} does not fit x1 of shape {x1.shape}")
     try:
-        batch = tuple(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
+        batch = tuple(_np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
     except ValueError:
         raise ValueError(f"solve(): batch shapes of {x1.shape} and {x2.shape} do not broadcast") from None
-    a = broadcast_to(a, batch + a.shape[-2:])
-    b = broadcast_to(b, batch + b.shape[-2:])
-    out = _factor(K.SOLVE, [a, b])
-    return reshape(out, batch + (m,)) if vector else out
+    a = _broadcast_to(a, batch + a.shape[-2:])
+    b = _broadcast_to(b, batch + b.shape[-2:])
+    out = _factor(_K.SOLVE, [a, b])
+    return _reshape(out, batch + (m,)) if vector else out
 
 
 # --------------------------------------------------- built on singular values
@@ -241,11 +260,11 @@ def pinv(x: Tensor, /, *, rtol=None) -> Tensor:
     m, n = x.shape[-2:]
     if m == 0 or n == 0:
         return _zeros(x.shape[:-2] + (n, m), dtype=x.dtype, device=x.device)
-    u, s, vh = _factor(K.SVD, [_finite(x, "pinv")], full=False)
+    u, s, vh = _factor(_K.SVD, [_finite(x, "pinv")], full=False)
     keep = _greater(s, _multiply(_max(s, axis=-1, keepdims=True), _eps_tol(x, rtol)))
     s_inv = _where(keep, _reciprocal(_where(keep, s, 1.0)), 0.0)
     v_scaled = _multiply(matrix_transpose(vh.conj()),
-                         reshape(s_inv, s_inv.shape[:-1] + (1, s.shape[-1])))
+                         _reshape(s_inv, s_inv.shape[:-1] + (1, s.shape[-1])))
     return matmul(v_scaled, matrix_transpose(u.conj()))
 
 
@@ -253,13 +272,13 @@ def pinv(x: Tensor, /, *, rtol=None) -> Tensor:
 def matrix_power(x: Tensor, n: int, /) -> Tensor:
     """x ** n by repeated squaring on matmul; n == 0 gives identities, n < 0 powers of inv(x)."""
     x = _tensor(x, "matrix_power")
-    n = operator.index(n)
+    n = _operator.index(n)
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
         raise ValueError(f"matrix_power() needs square matrices, got shape {x.shape}")
     if n == 0:
         return _identity(x.shape, x.dtype, x.device)
     if n < 0:
-        x, n = _factor(K.INV, [_matrices(x, "matrix_power", square=True)]), -n
+        x, n = _factor(_K.INV, [_matrices(x, "matrix_power", square=True)]), -n
     result, base = None, x
     while True:
         if n & 1:
@@ -273,9 +292,9 @@ def matrix_power(x: Tensor, n: int, /) -> Tensor:
 def tensordot(x1: Tensor, x2: Tensor, /, *, axes=2) -> Tensor:
     """Sum over the paired axes: both operands are permuted and viewed as matrices, one GEMM."""
     x1, x2 = _numeric(x1, "tensordot"), _numeric(x2, "tensordot")
-    if isinstance(axes, (int, np.integer)):
+    if isinstance(axes, (int, _np.integer)):
         k = int(axes)
-        if not 0 <= k <= builtins.min(x1.ndim, x2.ndim):
+        if not 0 <= k <= _builtins.min(x1.ndim, x2.ndim):
             raise ValueError(f"tensordot(): axes={k} is out of range for shapes {x1.shape} and {x2.shape}")
         a_axes, b_axes = tuple(range(x1.ndim - k, x1.ndim)), tuple(range(k))
     else:
@@ -295,14 +314,14 @@ def tensordot(x1: Tensor, x2: Tensor, /, *, axes=2) -> Tensor:
     la = list(range(x1.ndim))
     lb = [a_axes[b_axes.index(j)] if j in b_axes else x1.ndim + j for j in range(x2.ndim)]
     out = [i for i in la if i not in a_axes] + [x for j, x in enumerate(lb) if j not in b_axes]
-    return contract([x1, x2], [la, lb], out)
+    return _contract([x1, x2], [la, lb], out)
 
 
 def _axis_list(axes, ndim) -> tuple:
-    axes = (axes,) if isinstance(axes, (int, np.integer)) else tuple(axes)
+    axes = (axes,) if isinstance(axes, (int, _np.integer)) else tuple(axes)
     out = []
     for a in axes:
-        a = operator.index(a)
+        a = _operator.index(a)
         if not -ndim <= a < ndim:
             raise ValueError(f"tensordot(): axis {a} is out of range for a {ndim}-d tensor")
         out.append(a % ndim)
@@ -314,10 +333,10 @@ def _axis_list(axes, ndim) -> tuple:
 def _compute_axis(x1: Tensor, x2: Tensor, axis: int, name: str) -> int:
     """A negative axis in [-min(ndim), -1] whose sizes agree (no broadcast along it).
     A non-negative axis counts in the broadcast shape (NumPy's convention)."""
-    axis = operator.index(axis)
+    axis = _operator.index(axis)
     if axis >= 0:
-        axis -= builtins.max(x1.ndim, x2.ndim)
-    nd = builtins.min(x1.ndim, x2.ndim)
+        axis -= _builtins.max(x1.ndim, x2.ndim)
+    nd = _builtins.min(x1.ndim, x2.ndim)
     if not -nd <= axis <= -1:
         raise ValueError(f"{name}(): axis {axis} is out of range for shapes {x1.shape} and {x2.shape}")
     if x1.shape[axis] != x2.shape[axis]:
@@ -332,14 +351,15 @@ def vecdot(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
     x1, x2 = _numeric(x1, "vecdot"), _numeric(x2, "vecdot")
     axis = _compute_axis(x1, x2, axis, "vecdot")
     a, b = _moveaxis(x1.conj(), axis, -1), _moveaxis(x2, axis, -1)
-    return contract([a, b], [[Ellipsis, 0], [Ellipsis, 0]], [Ellipsis])
+    return _contract([a, b], [[Ellipsis, 0], [Ellipsis, 0]], [Ellipsis])
 
 
 def outer(x1: Tensor, x2: Tensor, /) -> Tensor:
+    """Outer product of two 1-d tensors: (M,) and (N,) give (M, N), x1[i] * x2[j]."""
     x1, x2 = _tensor(x1, "outer"), _tensor(x2, "outer")
     if x1.ndim != 1 or x2.ndim != 1:
         raise ValueError(f"outer() needs two 1-d tensors, got shapes {x1.shape} and {x2.shape}")
-    return _multiply(reshape(x1, (x1.shape[0], 1)), reshape(x2, (1, x2.shape[0])))
+    return _multiply(_reshape(x1, (x1.shape[0], 1)), _reshape(x2, (1, x2.shape[0])))
 
 
 def trace(x: Tensor, /, *, offset: int = 0, dtype=None) -> Tensor:
@@ -347,14 +367,14 @@ def trace(x: Tensor, /, *, offset: int = 0, dtype=None) -> Tensor:
     x = _tensor(x, "trace")
     if x.ndim < 2:
         raise ValueError(f"trace() needs a (..., M, N) tensor, got shape {x.shape}")
-    return _sum(diagonal(x, offset=operator.index(offset)), axis=-1, dtype=dtype)
+    return _sum(diagonal(x, offset=_operator.index(offset)), axis=-1, dtype=dtype)
 
 
 def cross(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
     """Cross product of 3-vectors along axis (negative; the other axes broadcast)."""
     x1, x2 = _numeric(x1, "cross"), _numeric(x2, "cross")
-    axis = operator.index(axis)
-    nd = builtins.min(x1.ndim, x2.ndim)
+    axis = _operator.index(axis)
+    nd = _builtins.min(x1.ndim, x2.ndim)
     if not -nd <= axis <= -1:
         raise ValueError(f"cross(): axis must be a negative integer in [-{nd}, -1], got {axis}")
     if x1.shape[axis] != 3 or x2.shape[axis] != 3:
@@ -363,7 +383,7 @@ def cross(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
     a = _move_last(_cast(x1, dt), axis)
     b = _move_last(_cast(x2, dt), axis)
     try:
-        batch = tuple(np.broadcast_shapes(a.shape[:-1], b.shape[:-1]))
+        batch = tuple(_np.broadcast_shapes(a.shape[:-1], b.shape[:-1]))
     except ValueError:
         raise ValueError(f"cross(): shapes {x1.shape} and {x2.shape} do not broadcast") from None
     out = _empty(batch + (3,), dtype=dt, device=a.device)
@@ -375,12 +395,12 @@ def cross(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
     pos = nd_out + axis
     order = list(range(nd_out - 1))
     order.insert(pos, nd_out - 1)
-    return permute_dims(out, order)
+    return _permute_dims(out, order)
 
 
 def _move_last(x: Tensor, axis: int) -> Tensor:
     ax = axis % x.ndim
-    return permute_dims(x, [i for i in range(x.ndim) if i != ax] + [ax])
+    return _permute_dims(x, [i for i in range(x.ndim) if i != ax] + [ax])
 
 
 # ------------------------------------------------------------------- norms
@@ -389,7 +409,7 @@ def _over(a: Tensor, axis) -> int:
     axes = range(a.ndim) if axis is None else (axis,) if isinstance(axis, int) else axis
     if not all(-a.ndim <= i < a.ndim for i in axes):
         return 1  # a 0-d a (axis 0 or -1: over no axis) or a bad axis: the reduction says so
-    return math.prod(a.shape[i] for i in axes)
+    return _math.prod(a.shape[i] for i in axes)
 
 
 def _largest(a: Tensor, name: str, axis, keepdims: bool) -> Tensor:
@@ -415,13 +435,13 @@ def vector_norm(x: Tensor, /, *, axis=None, keepdims: bool = False, ord=2) -> Te
         return _sqrt(_sum(_square(a), **kw))
     if ord == 1:
         return _sum(a, **kw)
-    if ord == math.inf:
+    if ord == _math.inf:
         return _largest(a, "vector_norm", axis, keepdims)
-    if ord == -math.inf:
+    if ord == -_math.inf:
         return _smallest(a, "vector_norm", axis, keepdims)
     if ord == 0:
         return _sum(_cast(_not_equal(a, 0), a.dtype), **kw)
-    if isinstance(ord, (bool, str)) or not isinstance(ord, (int, float, np.integer, np.floating)):
+    if isinstance(ord, (bool, str)) or not isinstance(ord, (int, float, _np.integer, _np.floating)):
         raise ValueError(f"vector_norm(): ord must be a number or +-inf, got {ord!r}")
     p = float(ord)
     return _pow(_sum(_pow(a, p), **kw), 1.0 / p)
@@ -430,8 +450,8 @@ def vector_norm(x: Tensor, /, *, axis=None, keepdims: bool = False, ord=2) -> Te
 def matrix_norm(x: Tensor, /, *, keepdims: bool = False, ord="fro") -> Tensor:
     """'fro', 'nuc', 1, -1, 2, -2, inf, -inf over the last two axes."""
     x = _matrices(x, "matrix_norm", solver=False)
-    extreme = {1: _largest, -1: _smallest, 2: _largest, -2: _smallest, math.inf: _largest,
-               -math.inf: _smallest}
+    extreme = {1: _largest, -1: _smallest, 2: _largest, -2: _smallest, _math.inf: _largest,
+               -_math.inf: _smallest}
     if isinstance(ord, str):
         if ord == "fro":
             r = _sqrt(_sum(_square(_abs(x)), axis=(-2, -1)))
@@ -447,4 +467,6 @@ def matrix_norm(x: Tensor, /, *, keepdims: bool = False, ord="fro") -> Tensor:
         r = extreme[ord](vals, "matrix_norm", -1, False)
     else:
         raise ValueError(f"matrix_norm(): ord must be 'fro', 'nuc', +-1, +-2 or +-inf, got {ord!r}")
-    return reshape(r, r.shape + (1, 1)) if keepdims else r
+    return _reshape(r, r.shape + (1, 1)) if keepdims else r
+
+del annotations  # the __future__ feature, not an API name

@@ -29,3 +29,5 @@ TOPICS = {"blas": _blas, "activation": _activation, "norm": _norm, "batchnorm": 
           "movement": _movement, "conv": _conv, "lrp": _lrp, "logic": _logic,
           "recurrent": _recurrent}
 __all__ = sorted(n for m in TOPICS.values() for n in m.__all__)
+
+del annotations  # the __future__ feature, not an API name

@@ -1,0 +1,32 @@
+"""A user's script, type-checked by mypy in tests/test_public_api_hygiene.py (when mypy is
+installed): hipfer's namespace, linalg, fft, random and nn as NumPy-style code uses them.
+It runs too (the test runs it), so what mypy accepts here is what hipfer does."""
+from __future__ import annotations
+
+import pickle
+
+import hipfer as hf
+from hipfer import Tensor
+
+
+def normalise(x: Tensor) -> Tensor:
+    centred = hf.subtract(x, hf.mean(x, axis=0, keepdims=True))
+    return hf.divide(centred, hf.add(hf.std(x, axis=0, keepdims=True), 1e-12))
+
+
+def main() -> float:
+    g = hf.random.default_rng(0)
+    x = g.normal((8, 3), dtype=hf.float64)
+    y = hf.exp(hf.clip(normalise(x), min=-3.0, max=3.0))
+    z = hf.where(hf.greater(y, 1.0), y, 0.0)
+    u, s, vh = hf.linalg.svd(hf.matmul(hf.matrix_transpose(z), z), full_matrices=False)
+    spec = hf.fft.rfft(hf.sum(z, axis=1))
+    act = hf.nn.relu(x)
+    exp = pickle.loads(pickle.dumps(hf.exp))
+    total: float = float(hf.sum(s)) + float(hf.max(hf.abs(spec))) + float(hf.sum(act))
+    assert exp is hf.exp and u.shape == (3, 3) and vh.ndim == 2
+    return total
+
+
+if __name__ == "__main__":
+    print(main())
