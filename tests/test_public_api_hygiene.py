@@ -7,7 +7,8 @@
 - every public callable there has a docstring of its own;
 - ``hipfer.nn``, ``hipfer.bench`` and ``hipfer.kernels`` are reachable after a plain
   ``import hipfer``, loaded on first use (``import hipfer`` does not load them);
-- ``py.typed`` and the generated ``hipfer/_elementwise.pyi`` ship, and the stub is current
+- ``py.typed`` and the generated ``hipfer/_elementwise.pyi`` and ``hipfer/_tensor.pyi`` ship,
+  and the stubs are current
   (tools/gen_stubs.py --check);
 - mypy accepts tests/data/typed_user.py, a user's script (only where mypy is installed),
   and the script runs.

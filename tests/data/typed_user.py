@@ -14,6 +14,14 @@ def normalise(x: Tensor) -> Tensor:
     return hf.divide(centred, hf.add(hf.std(x, axis=0, keepdims=True), 1e-12))
 
 
+def numpy_style(x: Tensor) -> Tensor:
+    """The operators and NumPy-style methods (installed at import; hipfer/_tensor.pyi)."""
+    y = (x - x.mean(axis=0, keepdims=True)) / (x.std(axis=0) + 1e-12)
+    y[y > 3.0] = 3.0
+    n: int = len(y) + y.ndim + y.shape[0] + y.nbytes
+    return (y.T @ y).astype(hf.float32).ravel()[: n % 4 + 1]
+
+
 def main() -> float:
     g = hf.random.default_rng(0)
     x = g.normal((8, 3), dtype=hf.float64)
@@ -22,6 +30,8 @@ def main() -> float:
     u, s, vh = hf.linalg.svd(hf.matmul(hf.matrix_transpose(z), z), full_matrices=False)
     spec = hf.fft.rfft(hf.sum(z, axis=1))
     act = hf.nn.relu(x)
+    w = numpy_style(x)
+    assert w.dtype == hf.float32 and f"{w.sum():.3f}" and w.ndim == 1
     exp = pickle.loads(pickle.dumps(hf.exp))
     total: float = float(hf.sum(s)) + float(hf.max(hf.abs(spec))) + float(hf.sum(act))
     assert exp is hf.exp and u.shape == (3, 3) and vh.ndim == 2
