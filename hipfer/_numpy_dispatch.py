@@ -387,7 +387,8 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
             out and not all(isinstance(o, Tensor) for o in out)):
         return NotImplemented
     device = _device_of(list(inputs) + list(out or ()))
-    inputs = [_convert(v, device, True) for v in inputs]
+    inputs = [v if method == "at" and i == 1 else _convert(v, device, True)
+              for i, v in enumerate(inputs)]  # at's index keeps its tuple form
     if not any(isinstance(v, Tensor) for v in inputs):
         inputs[0] = _to_tensor(inputs[0], device)
     if method == "__call__":
