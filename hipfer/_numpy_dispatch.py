@@ -9,7 +9,8 @@ dispatched with no new code here:
   ``hipfer.fft.<name>`` (found by the function's ``__module__`` and ``__name__``);
 - ``ALIASES`` names the NumPy functions whose hipfer name differs (absolute -> abs, ...),
   ``ADAPTERS`` the few whose semantics need more than a rename (np.transpose's axes=None,
-  np.linalg.norm, np.diagonal's axis1/axis2, np.cumsum over all axes).
+  np.linalg.norm, np.diagonal's axis1/axis2, np.cumsum, np.take and np.squeeze with
+  axis=None).
 
 Arguments are bound with NumPy's own signature and passed on by ``_call``: a NumPy
 parameter that hipfer has under the same name (after ``RENAMES``) goes by keyword, the
@@ -89,6 +90,18 @@ def _diagonal(x, /, offset=0, axis1=0, axis2=1):
     return diagonal(moveaxis(x, (axis1, axis2), (-2, -1)), offset=offset)
 
 
+def _take(ns, x, indices, /, axis=None):
+    if axis is None and x.ndim != 1:  # NumPy takes from the flattened array
+        x, axis = reshape(x, (-1,)), 0
+    return ns.take(x, indices, axis=axis)
+
+
+def _squeeze(ns, x, /, axis=None):
+    if axis is None:  # NumPy drops every axis of length one
+        axis = tuple(i for i, n in enumerate(x.shape) if n == 1)
+    return ns.squeeze(x, axis)
+
+
 def _flat_scan(name):
     def scan(ns, x, /, axis=None, dtype=None):
         if axis is None and x.ndim != 1:  # NumPy scans the flattened array
@@ -122,6 +135,8 @@ def _norm(ns, x, /, ord=None, axis=None, keepdims=False):
 ADAPTERS = {
     ("numpy", "transpose"): (_transpose, False),
     ("numpy", "diagonal"): (_diagonal, False),
+    ("numpy", "take"): (_take, True),
+    ("numpy", "squeeze"): (_squeeze, True),
     ("numpy", "cumsum"): (_flat_scan("cumulative_sum"), True),
     ("numpy", "cumprod"): (_flat_scan("cumulative_prod"), True),
     ("numpy.linalg", "norm"): (_norm, True),

@@ -271,7 +271,9 @@ FUNCS = [
     ("diagonal", lambda x: (x,), {}), ("diagonal", lambda x: (x,), {"offset": 1}),
     ("flip", lambda x: (x,), {"axis": 0}), ("roll", lambda x: (x, 2), {}),
     ("expand_dims", lambda x: (x, 0), {}), ("moveaxis", lambda x: (x, 0, 1), {}),
-    ("squeeze", lambda x: (x[None],), {"axis": 0}), ("tile", lambda x: (x, (2, 1)), {}),
+    ("squeeze", lambda x: (x[None],), {"axis": 0}), ("squeeze", lambda x: (x[None, :1],), {}),
+    ("take", lambda x: (x, np.array([0, 5, 5])), {}),
+    ("take", lambda x: (x, np.array([1, 0])), {"axis": 1}), ("tile", lambda x: (x, (2, 1)), {}),
     ("round", lambda x: (x,), {}), ("real", lambda x: (x,), {}),
     ("count_nonzero", lambda x: (x > 0,), {"axis": 0}),
     ("all", lambda x: (x > -9,), {}), ("any", lambda x: (x > 0,), {"axis": 1}),
@@ -452,3 +454,13 @@ def test_asarray_of_a_cpu_tensor_outside_the_mode():
     t = hf.asarray(np.arange(3.0), device="cpu")
     with refuse_host(False):
         np.testing.assert_array_equal(np.asarray(t), np.arange(3.0))
+
+
+def test_numpy_md_is_current():
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    r = subprocess.run([sys.executable, str(root / "docs" / "gen_numpy.py"), "--check"],
+                       capture_output=True, text=True, cwd=root)
+    assert r.returncode == 0, r.stderr + "\nrun: python docs/gen_numpy.py --write"
