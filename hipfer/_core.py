@@ -116,7 +116,8 @@ def host_operand(v, t: Tensor) -> Tensor:
         except (TypeError, ValueError) as e:
             raise NotAnOperand(f"a {type(v).__name__} operand that is not an array: {e}") \
                 from None
-    elif type(v) is np.ndarray or isinstance(v, np.ndarray):
+    elif type(v) is np.ndarray or (isinstance(v, np.ndarray) and
+                                   not isinstance(v, np.ma.MaskedArray)):  # a mask: lost
         h = np.asarray(v)
     else:
         if any(hasattr(type(v), a) for a in _FOREIGN):

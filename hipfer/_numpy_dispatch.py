@@ -35,7 +35,6 @@ import inspect
 
 import numpy as np
 
-from . import _dtypes
 from ._core import cast
 from ._creation import asarray, zeros
 from ._indexing import index_put
@@ -274,7 +273,7 @@ def _call(qual: str, np_name: str, np_sig, fn, takes_ns, args, kwargs, device,
     h_sig = _signature(fn)
     h_params = list(h_sig.parameters.values())[1 if takes_ns else 0:]
     P = inspect.Parameter
-    slots = [p for p in h_params if p.kind in (P.POSITIONAL_ONLY,)]
+    slots = [p for p in h_params if p.kind is P.POSITIONAL_ONLY]
     has_var = any(p.kind is P.VAR_POSITIONAL for p in h_params)
     by_name = {p.name: p for p in h_params if p.kind in (P.POSITIONAL_OR_KEYWORD,
                                                          P.KEYWORD_ONLY)}

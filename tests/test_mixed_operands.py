@@ -156,6 +156,8 @@ def test_not_operands(be):
         t + np.array(["a", "b", "c"])
     with pytest.raises(TypeError):
         t + [[1, 2], [3]]  # ragged
+    with pytest.raises(TypeError):  # its mask would be lost
+        hf.add(t, np.ma.masked_array([1.0, 2.0, 3.0], mask=[0, 1, 0]))
 
 
 def test_foreign_arrays_name_the_remedy(be):
