@@ -464,3 +464,18 @@ def test_numpy_md_is_current():
     r = subprocess.run([sys.executable, str(root / "docs" / "gen_numpy.py"), "--check"],
                        capture_output=True, text=True, cwd=root)
     assert r.returncode == 0, r.stderr + "\nrun: python docs/gen_numpy.py --write"
+
+
+def test_numpy_calls_never_reach_array(be, monkeypatch):
+    # stronger than the refuse-host mode: __array__ fails even for copy=True
+    def no(self, *a, **k):
+        raise AssertionError("a NumPy call converted a Tensor")
+    t = _t(be, np.arange(1.0, 4.0))
+    calls = [lambda: np.sin(t), lambda: np.mean(t), lambda: np.concatenate([t, t]),
+             lambda: t + np.ones(3), lambda: np.ones(3) + t, lambda: np.ones(3) == t,
+             lambda: np.add.reduce(t), lambda: np.multiply.outer(t, t),
+             lambda: np.linalg.norm(t), lambda: np.fft.fft(t), lambda: np.zeros(2, like=t),
+             lambda: np.where(t > 1, t, np.zeros(3)), lambda: np.clip(t, 1, 2)]
+    monkeypatch.setattr(Tensor, "__array__", no)
+    for call in calls:
+        assert isinstance(call(), Tensor)
