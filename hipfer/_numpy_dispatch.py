@@ -68,6 +68,10 @@ REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
 ACCUMULATE = {"add": "cumulative_sum", "multiply": "cumulative_prod"}
 AT = ("add", "subtract")  # IndexPut accumulates by addition only
 
+#: NumPy functions whose dtype= is the dtype they compute in (the input is cast to it);
+#: for the others hipfer lacks dtype= for, it is the result's dtype
+_DTYPE_IN = frozenset({"mean", "std", "var"})
+
 _UFUNC_KEYS = ("casting", "order", "subok", "signature", "axes", "axis", "keepdims")
 _UFUNC_DEFAULTS = {"casting": "same_kind", "order": "K", "subok": True}
 
@@ -526,8 +530,18 @@ def array_function(self, func, types, args, kwargs):
                              f"{kwargs['device']!r}")
         kwargs.pop("device", None)
         extra = {"device": device}
+    dtype = None
+    if kwargs.get("dtype") is not None and "dtype" not in _signature(fn).parameters:
+        dtype = np.dtype(kwargs.pop("dtype"))  # NumPy's dtype= where hipfer has none
+        if np_name in _DTYPE_IN and args and isinstance(args[0], Tensor):
+            args = (cast(args[0], dtype),) + tuple(args[1:])
     res = _call(qual, np_name, np_sig, fn, takes_ns, args, kwargs, device or self.device,
                 extra)
+    if dtype is not None and isinstance(res, Tensor) and res.dtype != dtype:
+        if not np.can_cast(res.dtype, dtype, "same_kind"):
+            raise TypeError(f"{qual}(): cannot cast the result from {res.dtype} to {dtype} "
+                            "with casting rule 'same_kind'")
+        res = cast(res, dtype)
     if out is not None:
         return _store(qual, res, out, allow_broadcast=False)
     return res
