@@ -102,6 +102,9 @@ def test_promotion_rule(be):
     assert (t32 + [1.0, 2.0, 3.0]).dtype == np.float64  # a list: asarray's default dtype
     assert (t32 + 2.0).dtype == np.float32  # Python scalars stay weak
     assert (t32 + np.float64(2)).dtype == np.float64  # NumPy scalars as 0-d tensors
+    assert (np.float64(2) * t32).dtype == np.float64  # on the left: __array_ufunc__
+    assert isinstance(np.float32(2) - t32, Tensor)
+    assert isinstance(np.float32(2) < t32, Tensor)
     ti = hf.asarray(be.asarray(np.ones(3, dtype=np.int8)))
     assert (ti + [1, 2, 3]).dtype == np.int64
     assert (ti + np.array([1, 2, 3], dtype=np.uint8)).dtype == np.int16
