@@ -19,7 +19,24 @@ default that hipfer does not take is dropped, one set to something else raises T
 ("numpy.sum(): hipfer does not support where= yet"). ``out=`` (both protocols),
 ``where=`` and ``dtype=`` (ufuncs) are handled here for every function; so are the ufunc
 methods ``reduce``, ``accumulate``, ``outer`` and ``at`` (see ``REDUCE``,
-``ACCUMULATE``, ``AT``).
+``ACCUMULATE``, ``AT``). The details:
+
+- ``out=``: the result is cast to out's dtype under NumPy's 'same_kind' rule and stored
+  (a ufunc's result may broadcast to out's shape; a function's must match it); out is
+  returned. An out that is a NumPy array gives NotImplemented (device data is never
+  written to the host implicitly);
+- ``where=`` (ufuncs): ``where(mask, result, out)``; without out, the masked places hold
+  zeros (NumPy leaves them unset);
+- ``dtype=``: a ufunc casts its inputs to it ('same_kind') and computes there; a function
+  whose hipfer counterpart has no dtype= computes in it (mean, std, var) or casts its
+  result to it;
+- ``reduce``: add, multiply, maximum, minimum, logical_and, logical_or (axis defaults to
+  0, as NumPy's does; initial= and where= are refused); ``accumulate``: add, multiply;
+  ``outer``: every binary ufunc; ``at``: add and subtract, unbuffered (repeated indices
+  accumulate) through IndexPut's accumulating scatter, with integer-array indices;
+- NEP 35: a NumPy creation function called with ``like=t`` (asarray, array, zeros, ones,
+  full, empty, arange, eye, identity, ...) runs hipfer's counterpart with
+  ``device=t.device``.
 
 Operands that are not Tensors -- NumPy arrays, lists and tuples -- become tensors on the
 Tensor operand's device (host data the user passed explicitly moves there); Python and
