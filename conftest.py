@@ -56,6 +56,11 @@ class BackendCase:
         return self.xp.asarray(a)
 
     def asnumpy(self, a):
+        """NumPy data of a backend array or a Tensor: an explicit copy for a Tensor, so the
+        refuse-host test mode (hipfer._tensor.refuse_host) does not refuse it."""
+        from hipfer import Tensor
+        if isinstance(a, Tensor):
+            return np.asarray(a, copy=True)
         if self.name == "cupy":
             import cupy
             return cupy.asnumpy(a)
@@ -83,6 +88,14 @@ def be(request):
     from hipfer._device import default_device
     with default_device(case.device):
         yield case
+
+
+@pytest.fixture
+def refuse_host():
+    """CPU tensors refuse implicit NumPy conversion within the test, as GPU tensors do."""
+    from hipfer._tensor import refuse_host as mode
+    with mode():
+        yield
 
 
 @pytest.fixture

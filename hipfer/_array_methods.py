@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import types
 
-from . import _elementwise, _indexing, _ndarray_methods, _warmpath
+from . import _elementwise, _indexing, _ndarray_methods, _numpy_dispatch, _warmpath
 from ._core import NotAnOperand, materialize
 from ._dlpack import dlpack_device, export
 from ._linear_algebra import matmul
@@ -146,3 +146,4 @@ def install(namespace) -> None:
         if isinstance(fn, types.FunctionType):  # a Warm object keeps its function's name
             fn.__name__, fn.__qualname__ = name, f"Tensor.{name}"
         setattr(Tensor, name, fn)
+    _numpy_dispatch.install(Tensor, namespace)  # __array_ufunc__, __array_function__

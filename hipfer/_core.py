@@ -5,9 +5,9 @@ Tensor, the op path (_ops) and prims, so nothing here can close an import circle
 - ``cast(x, dt)``: x in dtype dt (itself if it has it), by PointwiseCast, keeping x's
   layout as NumPy's astype does; ``cast_site(dt)`` is that cast's Site;
 - ``materialize(x)``: a C-contiguous copy with the conjugation flag resolved;
-- ``operands(a, b)``: a pair of operands (Tensors, Python or NumPy scalars) promoted to
-  Tensors of one dtype; anything else raises ``NotAnOperand`` (an operator then returns
-  NotImplemented);
+- ``operands(a, b)``: a pair of operands (Tensors, Python or NumPy scalars, NumPy
+  arrays, lists, tuples) promoted to Tensors of one dtype; anything else raises
+  ``NotAnOperand`` (an operator then returns NotImplemented);
 - ``fill(shape, value, dt, device)``: a new tensor holding value everywhere (full()
   without its checks), ``scalar_like`` and ``scalar_operand``: 0-d tensors holding a
   scalar on an operand's device, the latter cached for operands that are only read.
@@ -101,23 +101,70 @@ def scalar_operand(value, dt, t: Tensor) -> Tensor:
     return s
 
 
-def operands(a, b, read_only: bool = False):
-    """Promote a pair of operands (Tensors, Python or NumPy scalars) to Tensors of one dtype.
+#: the foreign arrays that never convert implicitly (their data may live on a GPU)
+_FOREIGN = ("__dlpack__", "__cuda_array_interface__", "__array_namespace__")
 
-    Tensors promote by hipfer._dtypes.result_type (the standard's tables; NumPy's rules
-    across kinds). Python scalars are weak: they take the tensor's dtype where their kind
-    fits (an int out of its range raises OverflowError) -- see hipfer._dtypes. NumPy
-    scalars count as 0-d tensors of their dtype, as in NumPy 2. Anything else raises
-    NotAnOperand, so an operator can return NotImplemented. read_only: the caller only
-    reads the operands (never returns or writes one), so a Python scalar's 0-d array may
-    be a cached one (scalar_operand).
+
+def host_operand(v, t: Tensor) -> Tensor:
+    """A NumPy array, list or tuple next to the tensor t, as a tensor on t's device: the
+    user passed host data explicitly, so it moves (NumPy arrays keep their dtype; lists
+    take NumPy's default dtypes, which are asarray's). Raises NotAnOperand for what is
+    none of these, TypeError naming the remedy for an array of another library."""
+    if isinstance(v, (list, tuple)):
+        try:
+            h = np.asarray(v)
+        except (TypeError, ValueError) as e:
+            raise NotAnOperand(f"a {type(v).__name__} operand that is not an array: {e}") \
+                from None
+    elif type(v) is np.ndarray or (isinstance(v, np.ndarray) and
+                                   not isinstance(v, np.ma.MaskedArray)):  # a mask: lost
+        h = np.asarray(v)
+    else:
+        if any(hasattr(type(v), a) for a in _FOREIGN):
+            raise TypeError(f"cannot mix a hipfer Tensor with a {type(v).__module__}."
+                            f"{type(v).__name__} implicitly; convert it first with "
+                            "hipfer.asarray(x) (or hipfer.from_dlpack(x))")
+        raise NotAnOperand(f"unsupported operand type {type(v).__name__}")
+    if h.dtype not in _dtypes.ALL_DTYPES:
+        raise TypeError(f"an operand of dtype {h.dtype} (hipfer has no such dtype)")
+    return Tensor(_ops.backend_of_data(t._data).asarray(h))
+
+
+def operands(a, b, read_only: bool = False):
+    """Promote a pair of operands to Tensors of one dtype.
+
+    The rule for mixed operands (docs/numpy.md, "Mixed operands"): at least one of the
+    pair is a Tensor; the other may be
+
+    - a Tensor: they promote by hipfer._dtypes.result_type (the standard's tables;
+      NumPy's rules across kinds);
+    - a Python scalar: weak, it takes the tensor's dtype where its kind fits (an int out
+      of its range raises OverflowError) -- see hipfer._dtypes;
+    - a NumPy scalar: a 0-d tensor of its dtype, as in NumPy 2;
+    - a NumPy array, a list or a tuple: host data the user passed explicitly, moved to
+      the tensor's device as a tensor (a NumPy array keeps its dtype, a list takes
+      asarray's default dtypes) and then strong like any tensor, as NumPy 2 treats
+      arrays. So ``t == [1, 2, 3]`` is elementwise, never a Python bool;
+    - an array of another library (CuPy, torch, ...: it has __dlpack__, ...): TypeError
+      naming the remedy, hipfer.asarray -- nothing foreign converts implicitly;
+    - anything else: NotAnOperand (a TypeError), so an operator returns NotImplemented
+      and Python tries the other side.
+
+    read_only: the caller only reads the operands (never returns or writes one), so a
+    Python scalar's 0-d array may be a cached one (scalar_operand).
     """
     ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
-    for v, is_t in ((a, ta), (b, tb)):
-        if not is_t and not isinstance(v, (bool, int, float, complex, np.generic)):
-            raise NotAnOperand(f"unsupported operand type {type(v).__name__}")
     if not (ta or tb):
+        for v in (a, b):
+            if not isinstance(v, (bool, int, float, complex, np.generic)):
+                raise NotAnOperand(f"unsupported operand type {type(v).__name__}")
         raise TypeError("at least one operand must be a hipfer Tensor")
+    if not (ta and tb):
+        t, s = (a, b) if ta else (b, a)
+        if not isinstance(s, (bool, int, float, complex, np.generic)):
+            s = host_operand(s, t)
+            a, b = (t, s) if ta else (s, t)
+            ta = tb = True
     if ta and tb:
         return a, b, _dtypes.result_type(a.dtype, b.dtype)
     t, s = (a, b) if ta else (b, a)

@@ -15,6 +15,9 @@ hipfer._array_methods when hipfer is imported.
 """
 from __future__ import annotations
 
+import contextlib
+import os
+
 import numpy as np
 
 from ._device import CPU, Device, as_device
@@ -49,6 +52,24 @@ def _device_of_data(data) -> Device:
             dev = _GPU_DEVICES[index] = Device("gpu", index)
         return dev
     return CPU
+
+
+#: test mode: CPU tensors refuse implicit conversion to NumPy exactly as GPU tensors do,
+#: so a CPU test run proves NumPy calls never reach __array__ (HIPFER_REFUSE_HOST=1 for a
+#: whole run, ``refuse_host()`` for a block)
+REFUSE_HOST = os.environ.get("HIPFER_REFUSE_HOST") == "1"
+
+
+@contextlib.contextmanager
+def refuse_host(on: bool = True):
+    """Within the block, CPU tensors refuse implicit NumPy conversion (``__array__``
+    without copy=True raises TypeError) as GPU tensors always do."""
+    global REFUSE_HOST
+    was, REFUSE_HOST = REFUSE_HOST, on
+    try:
+        yield
+    finally:
+        REFUSE_HOST = was
 
 
 class Tensor:
@@ -185,7 +206,7 @@ class Tensor:
         return self._scalar(int)
 
     def __array__(self, dtype=None, copy=None):
-        if _is_cupy(self._data) and not copy:
+        if not copy and (REFUSE_HOST or _is_cupy(self._data)):
             raise TypeError(f"tensor on {self.device} cannot be converted to a NumPy array "
                             "implicitly; use x.to_device('cpu') or numpy.asarray(x, copy=True)")
         a = self._host()
