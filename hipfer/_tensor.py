@@ -224,13 +224,17 @@ class Tensor:
 
     # pickling (every protocol: __slots__ need these for protocols 0 and 1)
     def __getstate__(self):
-        return self._data, self._conj
+        d = self._data
+        if _is_cupy(d):  # the values and the device, uploaded by the backend on load (not
+            return d.get(), self._conj, self.device  # CuPy's pickle: it lost a 0-d -0.0)
+        return d, self._conj
 
     def __setstate__(self, state):
-        data, self._conj = state
+        data, self._conj = state[:2]
         # an unpickled dtype is a copy, not NumPy's own instance, and the warm path and the
         # scalar cache tell dtypes apart by identity: view the data as the canonical one
         canonical = np.dtype(data.dtype.str)
-        self._data = data if data.dtype is canonical else data.view(canonical)
+        data = data if data.dtype is canonical else data.view(canonical)
+        self._data = get_backend(state[2]).asarray(data) if len(state) > 2 else data
 
     __hash__ = None  # mutable, and == is elementwise

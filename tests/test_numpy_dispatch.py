@@ -4,6 +4,8 @@ runs in the refuse-host mode (the ``refuse_host`` fixture), so a NumPy call that
 ``__array__`` -- a silent conversion -- fails here exactly as it would on a GPU."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -465,6 +467,11 @@ def test_numpy_md_is_current():
     import sys
     from pathlib import Path
     root = Path(__file__).resolve().parents[1]
+    # the table is NumPy's namespace as one NumPy version has it: checked with that version
+    made = re.search(r"installed NumPy \(([^)]+)\)", (root / "docs" / "numpy.md").read_text())
+    if made is None or made.group(1) != np.__version__:
+        pytest.skip(f"docs/numpy.md was generated with NumPy {made and made.group(1)}, "
+                    f"this is {np.__version__}")
     r = subprocess.run([sys.executable, str(root / "docs" / "gen_numpy.py"), "--check"],
                        capture_output=True, text=True, cwd=root)
     assert r.returncode == 0, r.stderr + "\nrun: python docs/gen_numpy.py --write"

@@ -2177,10 +2177,14 @@ def compare_arrays(h, e, case, mask=None) -> str | None:
     loose = case.tol in ("acc", "fft", "linalg") and case.nonfinite
     wild = case.tol in ("acc", "fft", "linalg") and (case.wild or
                                                      not case.scale * (1 + rtol) < big)
+    # and in a transform, a factorization or a complex sum (a mean's complex division
+    # too) NaN meets the other part or the other elements by the algorithm's own route
+    # (NaN * 0 twiddles): which outputs turn NaN is the library's, not a bug
+    mixing = wild or case.tol in ("fft", "linalg") or h.dtype.kind == "c"
     for ph, pe, what in parts:
         if loose or wild:
             fh, fe = np.isfinite(ph), np.isfinite(pe)
-            skip = (~fh & ~fe) if not wild else (~fh | ~fe)
+            skip = (~fh | ~fe) if mixing else (~fh & ~fe)
             ph, pe = ph[~skip], pe[~skip]
         nh, ne = np.isnan(ph), np.isnan(pe)
         if not np.array_equal(nh, ne):
