@@ -447,6 +447,13 @@ class Ref:
         return np.lib.stride_tricks.as_strided(c[start // v.itemsize:], v.shape, v.strides)
 
     @staticmethod
+    def matrix_rank(x):
+        """np.linalg.matrix_rank, with 0 for empty matrices (as NumPy 2.3+)."""
+        if 0 in x.shape[-2:]:
+            return np.zeros(x.shape[:-2], np.int64)
+        return np.linalg.matrix_rank(x)
+
+    @staticmethod
     def refuse_nonfinite():
         raise np.linalg.LinAlgError("the matrix holds inf or NaN (not decomposed)")
 
@@ -1167,7 +1174,9 @@ def gen_search(g: G) -> Case:
         return _case(g, "search", name, f"r = {{m}}.isin({x}, {y}{kw})")
     axis = g.axis(nd)
     kw = _kw(axis=axis, keepdims=g.p(0.3) or _OMIT)
-    case = _case(g, "search", name, f"r = {{m}}.count_nonzero({x}{kw})")
+    # NumPy < 2.3 answers a Python int over every axis, 2.3+ a NumPy integer
+    case = _case(g, "search", name, f"r = {{m}}.count_nonzero({x}{kw})",
+                 src_np=f"r = np.asarray(np.count_nonzero({x}{kw}))")
     _zero_d_axis(case, s, axis)
     return case
 
@@ -1951,8 +1960,10 @@ def _gen_linalg(g: G) -> Case:
                      may_raise=f16 or f"not np.isfinite({x}).all()")
     tol = "exact" if name == "matrix_rank" else "linalg"
     scale = {"det": (mag_scale * (n + 2)) ** n, "slogdet": n + 1}.get(name, mag_scale * (n + 1))
+    # the rank of empty matrices is 0 (NumPy < 2.3 raises there, 2.3+ gives 0)
+    src_np = f"r = ref.matrix_rank({x})" if name == "matrix_rank" else None
     return _case(g, fam, "linalg." + name, f"r = {fn}({x})", tol=tol, scale=scale,
-                 zeros=False, may_raise=f16)
+                 zeros=False, may_raise=f16, src_np=src_np)
 
 
 def _qr_check(x, mode):
