@@ -56,6 +56,7 @@ from ._core import cast
 from ._creation import asarray, zeros
 from ._indexing import index_put
 from ._elementwise import where as _where
+from ._numpy_signatures import SIGNATURES
 from ._tensor import Tensor
 from ._views import broadcast_to, diagonal, moveaxis, permute_dims, reshape
 
@@ -264,9 +265,20 @@ def _signature(fn):
         try:
             s = inspect.signature(fn)
         except (TypeError, ValueError):
-            s = None
+            s = _c_signature(fn)
         _SIGS[fn] = s
     return s
+
+
+def _c_signature(fn):
+    """A NumPy C function's signature where NumPy (< 2.3) gives none: from the table
+    tools/gen_numpy_signatures.py made with a NumPy that does."""
+    text = SIGNATURES.get(f"{_module_of(fn)}.{getattr(fn, '__name__', '')}")
+    if text is None:
+        return None
+    ns: dict = {}
+    exec(f"def f{text}: pass", ns)  # the table's own text: literals only
+    return inspect.signature(ns["f"])
 
 
 def _is_default(value, default) -> bool:

@@ -490,3 +490,29 @@ def test_numpy_calls_never_reach_array(be, monkeypatch):
     monkeypatch.setattr(Tensor, "__array__", no)
     for call in calls:
         assert isinstance(call(), Tensor)
+
+
+def test_numpy_signature_table_is_current():
+    """hipfer/_numpy_signatures.py (for NumPy < 2.3, whose C functions have no signature)
+    is what tools/gen_numpy_signatures.py makes from the NumPy it names."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    from hipfer import _numpy_signatures
+    made = re.search(r"as NumPy (\S+) gives them", _numpy_signatures.__doc__)
+    if made is None or made.group(1) != np.__version__:
+        pytest.skip(f"made with NumPy {made and made.group(1)}, this is {np.__version__}")
+    root = Path(__file__).resolve().parents[1]
+    r = subprocess.run([sys.executable, str(root / "tools" / "gen_numpy_signatures.py"),
+                        "--check"], capture_output=True, text=True, cwd=root)
+    assert r.returncode == 0, r.stderr
+
+
+def test_c_functions_bind_without_numpy_signatures():
+    """NumPy < 2.3 gives no signature for its C functions: the table's stands in."""
+    from hipfer import _numpy_dispatch as dispatch
+    sig = dispatch._c_signature(np.concatenate)
+    assert list(sig.parameters)[:2] == ["arrays", "axis"]
+    assert sig.parameters["axis"].default == 0
+    assert dispatch._c_signature(np.zeros).parameters["like"].kind is sig.parameters[
+        "dtype"].kind
