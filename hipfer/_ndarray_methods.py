@@ -33,13 +33,12 @@ Coverage against ``[m for m in dir(numpy.ndarray) if not m.startswith('_')]`` (N
 
 Conversions: ``__cuda_array_interface__`` is the CuPy array's for GPU data (zero-copy for
 CuPy, Numba, PyTorch); a conj-flagged tensor has none (its stored bytes are not what it
-reads as: resolve_conj() first). A CPU tensor has no ``__array_interface__``, on purpose,
-as CuPy's and PyTorch's arrays have none: NumPy reads that attribute before ``__array__``,
-so it would bypass ``__array__``'s checks (the refusal of implicit device copies, the
-reasons it gives for ``copy=False``, the conj flag). ``numpy.asarray(t)`` of CPU data is
-zero-copy already, through ``__array__``; ``numpy.asarray(t).__array_interface__`` is the
-interface for a consumer that needs one. ``view(dtype)`` of a conj-flagged tensor resolves
-the flag first (a copy, as NumPy's conj() is).
+reads as: resolve_conj() first). ``__array_interface__`` is the NumPy array's for CPU data
+without a conj flag, and absent elsewhere (GPU data, a conj flag, the refuse-host test
+mode): NumPy reads it before ``__array__``, so it exists only where it is exactly
+``__array__``'s zero-copy answer, and everywhere else NumPy goes on to ``__array__``,
+which copies (the flag) or refuses (device data) with its reasons. ``view(dtype)`` of a
+conj-flagged tensor resolves the flag first (a copy, as NumPy's conj() is).
 """
 from __future__ import annotations
 
@@ -49,7 +48,7 @@ import pickle
 
 import numpy as np
 
-from . import _dtypes
+from . import _dtypes, _tensor
 from ._core import materialize
 from ._creation import arange, asarray, full
 from ._data_type_functions import astype as _astype
@@ -855,6 +854,17 @@ def _cuda_interface(self):
     return self._data.__cuda_array_interface__
 
 
+def _array_interface(self):
+    # only where it is exactly __array__'s zero-copy answer: NumPy reads this attribute
+    # first, so elsewhere (GPU data, a conj flag, the refuse-host mode) it is absent and
+    # NumPy goes on to __array__, which copies or refuses with its reasons
+    d = self._data
+    if type(d) is not np.ndarray or self._conj or _tensor.REFUSE_HOST:
+        raise AttributeError("__array_interface__: only for CPU tensors without a "
+                             "conjugation flag")
+    return d.__array_interface__
+
+
 def get(self, stream=None, order="C", out=None, blocking=True):
     """CuPy's ndarray.get: an explicit host copy (a numpy.ndarray), on every device."""
     d = self._data
@@ -942,4 +952,5 @@ METHODS = {
     "itemsize": property(_itemsize, doc="Bytes one element takes."),
     "flat": property(_flat, _set_flat, doc="A FlatIter: the tensor as a 1-d sequence in C order."),
     "__cuda_array_interface__": property(_cuda_interface),
+    "__array_interface__": property(_array_interface),
 }

@@ -381,14 +381,21 @@ def test_interfaces(be):
     t = hf.asarray(be.asarray(np.arange(6.0).reshape(2, 3)))
     c = hf.conj(hf.asarray(be.asarray(np.array([1 + 1j, 2 - 1j]))))
     assert not hasattr(c, "__cuda_array_interface__")
-    # no __array_interface__ anywhere: NumPy would read it before __array__'s checks
-    assert not hasattr(t, "__array_interface__") and not hasattr(c, "__array_interface__")
+    # __array_interface__ only where it is __array__'s zero-copy answer (NumPy reads it
+    # first): CPU data without a conj flag, not in the refuse-host mode
+    assert not hasattr(c, "__array_interface__")
     if be.name == "numpy":
+        assert t.__array_interface__ == t._data.__array_interface__
+        with hf._tensor.refuse_host():
+            assert not hasattr(t, "__array_interface__")
+            with pytest.raises(TypeError):
+                np.asarray(t)
         assert not hasattr(t, "__cuda_array_interface__")
         assert np.shares_memory(np.asarray(t), t._data)  # zero-copy through __array__
         np.testing.assert_array_equal(np.asarray(c), np.array([1 - 1j, 2 + 1j]))
     else:
         assert t.__cuda_array_interface__ == t._data.__cuda_array_interface__
+        assert not hasattr(t, "__array_interface__")
 
 
 def test_pickle_helpers(be, tmp_path):
