@@ -8,13 +8,15 @@ A signature matches when hipfer's function has the specification's parameters, i
 with the same kinds (positional-only / keyword-only) and defaults; extra keyword-only
 parameters are allowed (the standard permits them).
 """
-import argparse
 import inspect
 import json
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tools"))
+from generated import write_or_check  # noqa: E402
+
 SPEC = HERE / "array_api_2025_12.json"
 TABLE = HERE / "api-coverage.md"
 
@@ -115,19 +117,7 @@ def render() -> str:
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser()
-    g = ap.add_mutually_exclusive_group(required=True)
-    g.add_argument("--write", action="store_true")
-    g.add_argument("--check", action="store_true")
-    args = ap.parse_args(argv)
-    text = render()
-    if args.write:
-        TABLE.write_text(text)
-        return 0
-    if not TABLE.exists() or TABLE.read_text() != text:
-        print(f"{TABLE} is stale: run python docs/gen_api_coverage.py --write", file=sys.stderr)
-        return 1
-    return 0
+    return write_or_check([(TABLE, render)], "docs/gen_api_coverage.py", argv)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,6 @@ dispatches each to.
 The table's columns are COLUMNS: (title, function of (module, name, numpy object) -> cell).
 Issue 21 adds a CuPy column there.
 """
-import argparse
 import inspect
 import sys
 from pathlib import Path
@@ -18,12 +17,14 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 TABLE = HERE / "numpy.md"
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tools"))
 
 import numpy as np  # noqa: E402
 
 import hipfer  # noqa: E402,F401
 from hipfer import _core  # noqa: E402
 from hipfer import _numpy_dispatch as nd  # noqa: E402
+from generated import write_or_check  # noqa: E402
 
 MODULES = (("numpy", np), ("numpy.linalg", np.linalg), ("numpy.fft", np.fft))
 
@@ -139,19 +140,7 @@ def render() -> str:
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser()
-    g = ap.add_mutually_exclusive_group(required=True)
-    g.add_argument("--write", action="store_true")
-    g.add_argument("--check", action="store_true")
-    args = ap.parse_args(argv)
-    text = render()
-    if args.write:
-        TABLE.write_text(text)
-        return 0
-    if not TABLE.exists() or TABLE.read_text() != text:
-        print(f"{TABLE} is stale: run python docs/gen_numpy.py --write", file=sys.stderr)
-        return 1
-    return 0
+    return write_or_check([(TABLE, render)], "docs/gen_numpy.py", argv)
 
 
 if __name__ == "__main__":

@@ -12,13 +12,14 @@ NumPy does with it.
 """
 from __future__ import annotations
 
-import argparse
 import ast
 import inspect
 import sys
 from pathlib import Path
 
 import numpy as np
+
+from generated import write_or_check
 
 OUT = Path(__file__).resolve().parent.parent / "hipfer" / "_numpy_signatures.py"
 MODULES = (("numpy", np), ("numpy.linalg", np.linalg), ("numpy.fft", np.fft))
@@ -78,19 +79,7 @@ def render() -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser()
-    g = ap.add_mutually_exclusive_group(required=True)
-    g.add_argument("--write", action="store_true")
-    g.add_argument("--check", action="store_true")
-    args = ap.parse_args(argv)
-    if args.write:
-        OUT.write_text(render())
-        return 0
-    if not OUT.exists() or OUT.read_text() != render():
-        print(f"{OUT} is stale: run python tools/gen_numpy_signatures.py --write",
-              file=sys.stderr)
-        return 1
-    return 0
+    return write_or_check([(OUT, render)], "tools/gen_numpy_signatures.py", argv)
 
 
 if __name__ == "__main__":

@@ -21,10 +21,11 @@ of RETURNS (Tensor for the rest).
 """
 from __future__ import annotations
 
-import argparse
 import inspect
 import sys
 from pathlib import Path
+
+from generated import write_or_check
 
 ROOT = Path(__file__).resolve().parent.parent
 STUB = ROOT / "hipfer" / "_elementwise.pyi"
@@ -96,6 +97,7 @@ RETURNS = {
     "dtype": "np.dtype[Any]", "shape": "tuple[int, ...]", "ndim": "int", "size": "int",
     "strides": "tuple[int, ...]", "device": "Device", "nbytes": "int", "itemsize": "int",
     "flat": "Any", "__cuda_array_interface__": "dict[str, Any]",
+    "__array_interface__": "dict[str, Any]",
     "item": "Any", "tolist": "Any", "tobytes": "bytes", "dumps": "bytes", "dump": "None",
     "tofile": "None", "fill": "None", "put": "None", "sort": "None", "partition": "None",
     "get": "np.ndarray[Any, Any]", "is_conj": "bool", "nonzero": "tuple[Tensor, ...]",
@@ -176,19 +178,8 @@ def render_tensor() -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser()
-    g = ap.add_mutually_exclusive_group(required=True)
-    g.add_argument("--write", action="store_true")
-    g.add_argument("--check", action="store_true")
-    args = ap.parse_args(argv)
-    stale = 0
-    for path, text in ((STUB, render()), (TENSOR_STUB, render_tensor())):
-        if args.write:
-            path.write_text(text)
-        elif not path.exists() or path.read_text() != text:
-            print(f"{path} is stale: run python tools/gen_stubs.py --write", file=sys.stderr)
-            stale = 1
-    return stale
+    return write_or_check([(STUB, render), (TENSOR_STUB, render_tensor)],
+                          "tools/gen_stubs.py", argv)
 
 
 if __name__ == "__main__":
