@@ -1,15 +1,19 @@
 """Generate docs/numpy.md: how NumPy code meets hipfer tensors -- the dispatch rules (the
 docstrings of hipfer/_numpy_dispatch.py and hipfer/_core.operands) and a table of
-NumPy's ufuncs and functions (numpy, numpy.linalg, numpy.fft) with what hipfer
-dispatches each to.
+NumPy's ufuncs and functions (numpy, numpy.linalg, numpy.fft, and the methods of
+numpy.random.Generator) with whether CuPy has each, what hipfer dispatches it to, the
+backends it runs on and notes (LEFT_OUT: what hipfer leaves out on purpose, and why).
 
     python docs/gen_numpy.py --write    # rewrite docs/numpy.md
     python docs/gen_numpy.py --check    # exit 1 if the committed file is stale
 
 The table's columns are COLUMNS: (title, function of (module, name, numpy object) -> cell).
-Issue 21 adds a CuPy column there.
+The CuPy column reads CuPy's public surface as tools/cupy_api.py recorded it
+(CUPY_SURFACE), so the table needs no CuPy installed; tests/test_numpy_dispatch.py checks
+that every name CuPy has, hipfer has too or lists in LEFT_OUT.
 """
 import inspect
+import re
 import sys
 from pathlib import Path
 
@@ -26,7 +30,20 @@ from hipfer import _core  # noqa: E402
 from hipfer import _numpy_dispatch as nd  # noqa: E402
 from generated import write_or_check  # noqa: E402
 
-MODULES = (("numpy", np), ("numpy.linalg", np.linalg), ("numpy.fft", np.fft))
+MODULES = (("numpy", np), ("numpy.linalg", np.linalg), ("numpy.fft", np.fft),
+           ("numpy.random.Generator", np.random.Generator))
+
+#: CuPy's public names, one dotted name per line (tools/cupy_api.py's record)
+CUPY_SURFACE = ROOT / "tests" / "data" / "cupy_api_14.2.0.txt"
+#: NumPy's module -> CuPy's
+CUPY_MODULES = {"numpy": "cupy", "numpy.linalg": "cupy.linalg", "numpy.fft": "cupy.fft",
+                "numpy.random.Generator": "cupy.random.Generator"}
+
+#: NumPy names hipfer leaves out on purpose: (module, name) -> the reason (the notes column)
+LEFT_OUT: dict = {}
+
+#: the backends of a function that does not run on both (the backends column)
+BACKENDS: dict = {}
 
 
 def _hipfer_name(fn) -> str:
@@ -35,7 +52,27 @@ def _hipfer_name(fn) -> str:
     return f"`{mod}{getattr(fn, '__name__', '?')}`"
 
 
+def cupy_names() -> frozenset:
+    lines = CUPY_SURFACE.read_text().splitlines()
+    return frozenset(ln for ln in lines if ln and not ln.startswith("#"))
+
+
+def cupy_cell(module, name, obj) -> str:
+    return "yes" if f"{CUPY_MODULES[module]}.{name}" in cupy_names() else ""
+
+
+def hipfer_target(module, name):
+    """hipfer's counterpart of NumPy's module.name, or None."""
+    if module == "numpy.random.Generator":
+        import hipfer.random
+        return getattr(hipfer.random.Generator, name, None)
+    found = nd.target(module, name)
+    return None if found is None else found[0]
+
+
 def hipfer_cell(module, name, obj) -> str:
+    if module == "numpy.random.Generator":
+        return f"`random.Generator.{name}`" if hipfer_target(module, name) else ""
     found = nd.target(module, name)
     if found is None:
         return ""
@@ -53,17 +90,38 @@ def hipfer_cell(module, name, obj) -> str:
     return cell
 
 
-#: the table's columns after the NumPy name; issue 21 adds ("CuPy", cupy_cell) here
-COLUMNS = [("hipfer", hipfer_cell)]
+def backends_cell(module, name, obj) -> str:
+    if hipfer_target(module, name) is None:
+        return ""
+    return BACKENDS.get((module, name), "numpy, cupy")
+
+
+def notes_cell(module, name, obj) -> str:
+    if (module, name) in LEFT_OUT:
+        return LEFT_OUT[(module, name)]
+    fn = hipfer_target(module, name)
+    doc = " ".join(_doc(fn).split()) if fn is not None else ""
+    # a function whose output size depends on the data says so in its docstring
+    return "syncs once (output size)" if re.search(r"\bsyncs?\b", doc) else ""
+
+
+#: the table's columns after the NumPy name
+COLUMNS = [("CuPy", cupy_cell), ("hipfer", hipfer_cell), ("backends", backends_cell),
+           ("notes", notes_cell)]
 
 
 def _entries():
-    """(module, name, object) of NumPy's public ufuncs and functions, each once."""
+    """(module, name, object) of NumPy's public ufuncs and functions (and the
+    Generator's methods), each once."""
     seen, out = set(), []
     for module, mod in MODULES:
         for name in sorted(dir(mod)):
             obj = getattr(mod, name)
             if name.startswith("_") or inspect.ismodule(obj) or inspect.isclass(obj):
+                continue
+            if inspect.isclass(mod):  # the methods of a class
+                if callable(obj):
+                    out.append((module, name, obj))
                 continue
             if not (isinstance(obj, np.ufunc) or inspect.isfunction(obj) or
                     inspect.isbuiltin(obj) or hasattr(obj, "_implementation")):
@@ -120,16 +178,32 @@ def render() -> str:
         "",
         "## Coverage",
         "",
+        "Each NumPy name, whether CuPy has it (CuPy's surface as recorded in "
+        f"`{CUPY_SURFACE.relative_to(ROOT)}`), the hipfer function `np.<name>(tensor)` runs "
+        "(`hipfer.<name>` itself where the names agree), the backends it runs on and notes. "
+        "Every name CuPy has is in hipfer or has its reason in the notes.",
+        "",
+        "| | NumPy | CuPy | hipfer | CuPy's, hipfer lacks |",
+        "| --- | --- | --- | --- | --- |",
     ]
+    for module, _ in MODULES:
+        rows = [e for e in entries if e[0] == module]
+        cu = [e for e in rows if cupy_cell(*e)]
+        hf = [e for e in rows if hipfer_target(e[0], e[1]) is not None]
+        lack = [e for e in cu if hipfer_target(e[0], e[1]) is None]
+        lines.append(f"| `{module}` | {len(rows)} | {len(cu)} | {len(hf)} | {len(lack)} |")
+    lines.append("")
     for module, _ in MODULES:
         rows = [e for e in entries if e[0] == module]
         uf = [e for e in rows if isinstance(e[2], np.ufunc)]
         fn = [e for e in rows if not isinstance(e[2], np.ufunc)]
-        for title, group in ((f"`{module}` ufuncs", uf), (f"`{module}` functions", fn)):
+        kind = "methods" if module.endswith("Generator") else "functions"
+        for title, group in ((f"`{module}` ufuncs", uf), (f"`{module}` {kind}", fn)):
             if not group:
                 continue
-            n = sum(1 for m, name, o in group if nd.target(m, name) is not None)
-            lines += [f"### {title}: {n} of {len(group)} dispatched", "",
+            n = sum(1 for m, name, o in group if hipfer_target(m, name) is not None)
+            c = sum(1 for m, name, o in group if cupy_cell(m, name, o))
+            lines += [f"### {title}: hipfer {n}, CuPy {c} of {len(group)}", "",
                       "| NumPy | " + " | ".join(c for c, _ in COLUMNS) + " |",
                       "| --- |" + " --- |" * len(COLUMNS)]
             for m, name, o in group:

@@ -27,7 +27,9 @@ from .prims import descriptors as _d
 from .prims.infer import complex_dtype as _complex_dtype, infer as _infer
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft",
-           "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+           "fftfreq", "rfftfreq", "fftshift", "ifftshift",
+           # NumPy's 2-d forms (not in the standard): the n-d ones over two axes
+           "fft2", "ifft2", "rfft2", "irfft2"]
 
 _NORMS = ("backward", "ortho", "forward")
 _SWAP = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
@@ -40,6 +42,8 @@ def _tensor(x, name: str) -> Tensor:
 
 
 def _norm(norm) -> str:
+    if norm is None:  # NumPy's spelling of the default
+        return "backward"
     if norm not in _NORMS:
         raise ValueError(f"norm must be 'backward', 'ortho' or 'forward', got {norm!r}")
     return norm
@@ -216,6 +220,29 @@ def irfftn(x: Tensor, /, *, s=None, axes=None, norm: str = "backward") -> Tensor
     "forward". float32 / complex64 stay single precision (NumPy computes in double).
     """
     return _many(_d.FftKind.C2R, _as_complex(x, "irfftn"), s, axes, norm, halved=True, name="irfftn")
+
+
+# NumPy's 2-d transforms: the n-d ones with axes (-2, -1) by default, s and axes positional
+def fft2(x: Tensor, /, s=None, axes=(-2, -1), norm=None) -> Tensor:
+    """numpy.fft.fft2: fftn over axes (default the last two)."""
+    return _many(_d.FftKind.C2C, _as_complex(x, "fft2"), s, axes, norm, name="fft2")
+
+
+def ifft2(x: Tensor, /, s=None, axes=(-2, -1), norm=None) -> Tensor:
+    """numpy.fft.ifft2: ifftn over axes (default the last two)."""
+    return _many(_d.FftKind.C2C, _as_complex(x, "ifft2"), s, axes, norm, inverse=True,
+                 name="ifft2")
+
+
+def rfft2(x: Tensor, /, s=None, axes=(-2, -1), norm=None) -> Tensor:
+    """numpy.fft.rfft2: rfftn over axes (default the last two)."""
+    return _many(_d.FftKind.R2C, _as_real(x, "rfft2"), s, axes, norm, name="rfft2")
+
+
+def irfft2(x: Tensor, /, s=None, axes=(-2, -1), norm=None) -> Tensor:
+    """numpy.fft.irfft2: irfftn over axes (default the last two)."""
+    return _many(_d.FftKind.C2R, _as_complex(x, "irfft2"), s, axes, norm, halved=True,
+                 name="irfft2")
 
 
 # ------------------------------------------------------ frequencies, shifts

@@ -110,6 +110,48 @@ def test_fftn_family(be, rng, dtype, s, axes, norm):
     np.testing.assert_allclose(host(back), ref_back, **tol(dtype))
 
 
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("s,axes", [(None, (-2, -1)), ((3, 8), (-2, -1)), (None, (2, 0)),
+                                    ((4, 6), (0, 1))])
+@pytest.mark.parametrize("norm", [None, "ortho", "forward"])
+def test_2d_forms(be, rng, dtype, s, axes, norm):
+    """NumPy's fft2 family: the n-d transforms over two axes, s and axes positional."""
+    a = rand(rng, (4, 5, 6), dtype)
+    for what, t in inputs(a):
+        for name in ("fft2", "ifft2"):
+            r = getattr(hf.fft, name)(t, s, axes, norm)
+            ref = getattr(np.fft, name)(a, s, axes, norm)
+            assert r.dtype == dtype and r.shape == ref.shape, (what, name)
+            np.testing.assert_allclose(host(r), ref, **tol(dtype))
+    x = rand(rng, (4, 5, 6), real(dtype))
+    r = hf.fft.rfft2(hf.asarray(x), s, axes, norm)
+    ref = np.fft.rfft2(x, s, axes, norm)
+    assert r.dtype == dtype and r.shape == ref.shape
+    np.testing.assert_allclose(host(r), ref, **tol(dtype))
+    c = ref.astype(dtype)
+    back = hf.fft.irfft2(hf.asarray(c), s, axes, norm)
+    ref_back = np.fft.irfft2(c, s, axes, norm)
+    assert back.dtype == real(dtype) and back.shape == ref_back.shape
+    np.testing.assert_allclose(host(back), ref_back, **tol(dtype))
+
+
+@pytest.mark.usefixtures("refuse_host")
+def test_2d_forms_through_numpy(be, rng):
+    a = rand(rng, (3, 4, 5), np.complex128)
+    t = hf.asarray(a)
+    for name in ("fft2", "ifft2"):
+        r = getattr(np.fft, name)(t, axes=(0, 2), norm="ortho")
+        assert isinstance(r, hf.Tensor)
+        np.testing.assert_allclose(np.asarray(r, copy=True),
+                                   getattr(np.fft, name)(a, axes=(0, 2), norm="ortho"))
+    x = hf.asarray(a.real)
+    r = np.fft.irfft2(np.fft.rfft2(x), s=(4, 5))
+    assert isinstance(r, hf.Tensor)
+    np.testing.assert_allclose(np.asarray(r, copy=True), a.real, atol=1e-12)
+    with pytest.raises(ValueError, match="fft2"):
+        hf.fft.fft2(t, (3,), (0, 1))
+
+
 def test_round_trips(be, rng):
     a = rand(rng, (3, 16), np.complex64)
     t = hf.asarray(a)

@@ -43,6 +43,7 @@ CLASSES = (
     "cupy.RawModule", "cupy.RawKernel", "cupy.cuda.function.Module",
     "cupy.cuda.function.Function", "cupy.cuda.compiler.CompileException",
     "cupy.cuda.runtime.CUDARuntimeError", "cupy.cuda.driver.CUDADriverError",
+    "cupy.random.Generator",  # docs/gen_numpy.py compares its methods with NumPy's
 )
 #: subpackages hipfer has no use for, left out to keep the record short (unless hipfer
 #: imports from one: then it is walked like the rest)
