@@ -1,5 +1,5 @@
 """Data type functions of the standard: astype, can_cast, finfo, iinfo, isdtype,
-result_type (promotion rules: see hipfer._dtypes)."""
+result_type (promotion rules: see hipfer._dtypes); and NumPy's dtype routines."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -12,7 +12,10 @@ from ._device import as_device
 from ._dtypes import result_type
 from ._tensor import Tensor
 
-__all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
+__all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type",
+           # NumPy's dtype routines (below)
+           "common_type", "issubdtype", "min_scalar_type", "mintypecode", "promote_types",
+           "typename"]
 
 
 def astype(x: Tensor, dtype, /, *, copy: bool = True, device=None) -> Tensor:
@@ -109,3 +112,72 @@ def isdtype(dtype, kind) -> bool:
             raise ValueError(f"isdtype(): unknown kind {kind!r} (one of "
                              f"{', '.join(map(repr, _KINDS))})") from None
     return dt == _dtype_arg(kind, "isdtype")
+
+
+# ------------------------------------------------------- NumPy's dtype routines
+# Beyond the standard, what NumPy code asks of dtypes (numpy's "Data type routines"). They
+# read dtypes only, never data, so they sync nothing (min_scalar_type of a 0-d tensor
+# excepted: it reads the one value, as NumPy's does).
+
+
+def _dtype_or_char(t) -> np.dtype:
+    return t.dtype if isinstance(t, Tensor) or hasattr(t, "dtype") else np.dtype(t)
+
+
+def promote_types(type1, type2, /) -> np.dtype:
+    """The dtype hipfer's binary operations give for operands of type1 and type2: the
+    standard's promotion plus NumPy's mixed kinds (int64 with uint64 is refused with
+    TypeError, where NumPy gives float64: see hipfer._dtypes)."""
+    try:
+        return _dtypes.promote_types(_dtypes.as_dtype(type1), _dtypes.as_dtype(type2))
+    except TypeError as e:
+        raise TypeError(f"hipfer.promote_types: {e}") from None
+
+
+def issubdtype(arg1, arg2, /) -> bool:
+    """NumPy's issubdtype: whether arg1's dtype is arg2 or below it in NumPy's scalar type
+    hierarchy (np.floating, np.integer, ...)."""
+    return bool(np.issubdtype(arg1, arg2))
+
+
+def common_type(*arrays):
+    """NumPy's common_type: the inexact scalar type (np.float16 ... np.complex128) that
+    holds every array's values; integers count as float64. TypeError for bool and other
+    non-numeric dtypes."""
+    is_complex, size = False, 0
+    for a in arrays:
+        dt = _dtype_or_char(a)
+        if dt.kind in "iu":
+            dt = np.dtype(np.float64)
+        elif dt.kind not in "fc":
+            raise TypeError(f"hipfer.common_type: can't get a common type for the non-numeric "
+                            f"dtype {dt}")
+        is_complex |= dt.kind == "c"
+        size = max(size, dt.itemsize // 2 if dt.kind == "c" else dt.itemsize)
+    real = {2: np.float16, 4: np.float32, 8: np.float64}.get(size, np.float16)
+    if not is_complex:
+        return real
+    return np.complex64 if size <= 4 else np.complex128
+
+
+def min_scalar_type(a, /) -> np.dtype:
+    """NumPy's min_scalar_type: the smallest dtype of the smallest kind that holds a's
+    value; an n-d tensor gives its own dtype (as NumPy's arrays do), a 0-d one reads its
+    value (one sync)."""
+    if isinstance(a, Tensor):
+        if a.ndim:
+            return a.dtype
+        a = a.to_device("cpu")._data[()]  # the one value, explicitly
+    return np.min_scalar_type(a)
+
+
+def mintypecode(typechars, typeset: str = "GDFgdf", default: str = "d") -> str:
+    """NumPy's mintypecode: the character of the smallest dtype in typeset that the dtypes
+    of typechars (type characters, dtypes or tensors) safely cast to."""
+    chars = [t if isinstance(t, str) else _dtype_or_char(t).char for t in typechars]
+    return np.mintypecode(chars, typeset=typeset, default=default)
+
+
+def typename(char: str) -> str:
+    """NumPy's typename: the description of a type character ('d' -> 'double precision')."""
+    return np.typename(char)

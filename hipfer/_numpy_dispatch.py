@@ -318,11 +318,14 @@ def _call(qual: str, np_name: str, np_sig, fn, takes_ns, args, kwargs, device,
         given = p.name in bound.arguments
         value = bound.arguments[p.name] if given else defaults.get(p.name, p.default)
         if p.kind is P.VAR_POSITIONAL:
-            pos.extend(_convert(v, device, True) for v in value if given)
+            if given:
+                pos.extend(_convert(v, device, True) for v in value)
             continue
         if p.kind is P.VAR_KEYWORD:
             if given and value:
-                raise _unsupported(qual, next(iter(value)))
+                if not has_varkw:
+                    raise _unsupported(qual, next(iter(value)))
+                kw.update(value)  # passed through (apply_along_axis's to func1d)
             continue
         is_array = p.name in _ARRAY_PARAMS or p.name in _SEQ_PARAMS
         if given and p.name in _SEQ_PARAMS and isinstance(value, (list, tuple)):

@@ -48,3 +48,12 @@ def test_the_rocm5_extra_admits_the_tested_numpy(project, oldest_numpy):
     assert not bound.contains("2.3.0"), "cupy-rocm-5-0 13.3 needs NumPy < 2.3"
     assert bound.contains(oldest_numpy) and _numpy(project["dependencies"]).specifier.contains(
         oldest_numpy)
+
+
+def test_version_matches_pyproject():
+    import tomllib
+    from pathlib import Path
+
+    import hipfer
+    meta = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
+    assert hipfer.__version__ == meta["project"]["version"]
