@@ -22,7 +22,7 @@ __all__ = ["GROUPS", "GEMM_DTYPES", "NO_TEMPS", "Context", "Case", "Spec", "Targ
 
 #: every case group, in report order
 GROUPS = ("elementwise_unary", "elementwise_binary", "reduction", "where", "take", "sort",
-          "matmul", "einsum", "fused", "overhead")
+          "matmul", "einsum", "fused", "overhead", "numpy_api")
 GEMM_DTYPES = ("float32", "float64", "complex64")
 
 
@@ -653,9 +653,63 @@ def _overhead(ctx):
             tiny("sum(x)", lambda m, x: m.sum(x), 1)]
 
 
+def _numpy_api(ctx):
+    """NumPy's functions beyond the standard (issue 21): the warm per-call time on 1000
+    elements against NumPy's (CPU) or CuPy's (GPU) same call, and the memory-bound ones at
+    full size against the read floor (their input read once)."""
+    g = "numpy_api"
+    n = ctx.sizes["n"]
+
+    def case(name, op, make, *, size_note="1000", full=False, salt=0):
+        def build():
+            rng = ctx.rng(200 + salt)
+            xs = make(rng, n if full else 1000)
+            nbytes = sum(x.nbytes for x in xs if isinstance(x, np.ndarray)) if full else None
+            return Case(bind(ctx, xs, op, torch_op=False), "float32", xs[0].shape,
+                        nbytes, targets=(REDUCTION,) if full else (),
+                        note="input read once" if full else "warm per-call time")
+        return Spec(g, f"{name} {'float32 ' + _shape_str((n,)) if full else size_note}", build)
+
+    def f32(rng, m):
+        return [_rand(rng, (m,), "float32")]
+
+    def f32_nan(rng, m):
+        x = _rand(rng, (m,), "float32")
+        x[::17] = np.nan
+        return [x]
+
+    def ints(rng, m):
+        return [rng.integers(0, 256, size=m).astype(np.int32)]
+
+    def two(rng, m):
+        return [_rand(rng, (m,), "float32"), _rand(rng, (m,), "float32")]
+
+    return [
+        case("median", lambda m, x: m.median(x), f32, salt=1),
+        case("percentile 90", lambda m, x: m.percentile(x, 90.0), f32, salt=2),
+        case("nansum", lambda m, x: m.nansum(x), f32_nan, salt=3),
+        case("nanmax", lambda m, x: m.nanmax(x), f32_nan, salt=4),
+        case("histogram 64 bins", lambda m, x: m.histogram(x, bins=64, range=(-4.0, 4.0))[0],
+             f32, salt=5),
+        case("bincount", lambda m, x: m.bincount(x, minlength=256), ints, salt=6),
+        case("unique", lambda m, x: m.unique(x), ints, salt=7),
+        case("partition", lambda m, x: m.partition(x, 500)[500], f32, salt=8),
+        case("pad 3", lambda m, x: m.pad(x, 3, mode="reflect"), f32, salt=9),
+        case("isclose", lambda m, x, y: m.isclose(x, y), two, salt=10),
+        case("interp", lambda m, x, y: m.interp(x, m.sort(y), y), two, salt=11),
+        case("polyval deg 5", lambda m, x: m.polyval(x[:6], x), f32, salt=12),
+        case("nansum", lambda m, x: m.nansum(x), f32_nan, full=True, salt=13),
+        case("nanmax", lambda m, x: m.nanmax(x), f32_nan, full=True, salt=14),
+        case("histogram 256 bins", lambda m, x: m.histogram(x, bins=256, range=(-4.0, 4.0))[0],
+             f32, full=True, salt=15),
+        case("bincount 256", lambda m, x: m.bincount(x, minlength=256), ints, full=True,
+             salt=16),
+    ]
+
+
 _GROUP_FNS = {"elementwise_unary": _unary, "elementwise_binary": _binary, "reduction": _reduction,
               "where": _where, "take": _take, "sort": _sort, "matmul": _matmul, "einsum": _einsum,
-              "fused": _fused, "overhead": _overhead}
+              "fused": _fused, "overhead": _overhead, "numpy_api": _numpy_api}
 
 
 def specs(ctx: Context) -> list:
