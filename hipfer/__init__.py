@@ -80,6 +80,11 @@ _array_methods.install(_sys.modules[__name__])
 _warmpath.install(globals())
 del _sys
 
+# Dask's dispatch learns about Tensor once dask.array is imported too (either order)
+from . import _dask_hook  # noqa: E402
+
+_dask_hook.install()
+
 # The public names: every topic module's __all__ and the names defined or imported here.
 from . import (_constants, _creation, _data_type_functions, _dlpack, _elementwise, _indexing,  # noqa: E402
                _info, _linear_algebra, _manipulation, _searching, _sets, _sorting, _statistical,
@@ -98,8 +103,9 @@ __all__ = sorted({n for m in (_creation, _elementwise, _views, _manipulation, _s
     "tensordot", "vecdot", "einsum", "einsum_path", "einsum_vjp", "einsum_vjp_subscripts"})
 
 #: subpackages loaded on first use: hipfer.nn imports hipfer (it sits above the namespace),
-#: bench and kernels are tooling; none of them costs ``import hipfer`` anything
-_LAZY = ("nn", "bench", "kernels")
+#: bench and kernels are tooling, dask needs Dask; none of them costs ``import hipfer``
+#: anything
+_LAZY = ("nn", "bench", "kernels", "dask")
 
 
 def __getattr__(name: str):

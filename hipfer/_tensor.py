@@ -222,6 +222,11 @@ class Tensor:
                              f"{' and '.join(why) or 'the data must be rearranged'}")
         return a
 
+    def to_numpy(self) -> np.ndarray:
+        """The values as a new NumPy array: the explicit host copy (CuPy's ``.get()``,
+        torch's ``.numpy()``; xarray's ``.to_numpy()`` calls it), on every device."""
+        return self.__array__(copy=True)
+
     # pickling (every protocol: __slots__ need these for protocols 0 and 1)
     def __getstate__(self):
         d = self._data
