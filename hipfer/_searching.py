@@ -13,6 +13,7 @@ import numpy as np
 
 from . import _dtypes, _ops
 from ._core import cast, operands
+from ._creation import asarray, full
 from ._elementwise import not_equal
 from ._indexing import take
 from ._naming import public
@@ -72,23 +73,42 @@ def count_nonzero(x: Tensor, /, *, axis=None, keepdims: bool = False) -> Tensor:
     return _sum(mask, axis=axis, dtype=_dtypes.default_int, keepdims=keepdims)
 
 
-def searchsorted(x1: Tensor, x2, /, *, side: Literal["left", "right"] = "left",
-                 sorter: Tensor | None = None) -> Tensor:
+def searchsorted(x1, x2, /, side: Literal["left", "right"] = "left",
+                 sorter=None) -> Tensor:
     """Indices (int64, x2's shape) where x2's elements go in the ascending 1-d x1 to keep
-    it sorted: side 'left' before equal elements, 'right' after them. sorter: indices
-    that sort x1. x2 may be a Python int or float (a 0-d result)."""
-    _real(_tensor(x1, "searchsorted"), "searchsorted")
+    it sorted: side 'left' before equal elements, 'right' after them (NaN sorts last).
+    sorter: indices that sort x1. x2 may be a Python scalar (a 0-d result); a Python int
+    outside x1's integer range goes to the start or the end, as in NumPy. Complex
+    tensors are not supported (hipfer has no lexicographic binary search yet)."""
+    x1 = _as_tensor(x1, "searchsorted")
+    _real(x1, "searchsorted")
     if x1.ndim != 1:
-        raise ValueError(f"searchsorted(): x1 must be 1-d, got shape {x1.shape}")
+        raise ValueError(f"hipfer.searchsorted: a must be 1-d, got shape {x1.shape}")
     if side not in ("left", "right"):
-        raise ValueError(f"searchsorted(): side must be 'left' or 'right', got {side!r}")
+        raise ValueError(f"hipfer.searchsorted: side must be 'left' or 'right', got {side!r}")
     if isinstance(x2, (complex, np.complexfloating)) or (isinstance(x2, Tensor) and x2.dtype.kind == "c"):
-        raise TypeError("searchsorted(): complex values have no order")
+        raise TypeError("hipfer.searchsorted: complex values have no order")
     if sorter is not None:
-        _tensor(sorter, "searchsorted")
+        sorter = _as_tensor(sorter, "searchsorted")
         if sorter.shape != x1.shape:
-            raise ValueError(f"searchsorted(): sorter shape {sorter.shape} differs from x1's {x1.shape}")
+            raise ValueError(f"hipfer.searchsorted: sorter shape {sorter.shape} differs "
+                             f"from a's {x1.shape}")
         x1 = take(x1, sorter)
+    if isinstance(x2, int) and not isinstance(x2, bool) and x1.dtype.kind in "iu":
+        info = np.iinfo(x1.dtype)
+        if not info.min <= x2 <= info.max:  # below or above every element
+            return full((), 0 if x2 < info.min else x1.shape[0], dtype=np.int64,
+                        device=x1.device)
+    if not isinstance(x2, (Tensor, bool, int, float, np.generic)):
+        x2 = asarray(x2, device=x1.device)
     a, b, dt = operands(x1, x2)
     return Tensor(_ops.run(d.SearchSorted(side), [cast(a, dt), cast(b, dt)],
                            called="searchsorted"))
+
+
+def _as_tensor(x, fn) -> Tensor:
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, (list, tuple, np.ndarray, np.generic, bool, int, float)):
+        return asarray(x)
+    raise TypeError(f"hipfer.{fn}: expects a hipfer Tensor or array-like, got {type(x).__name__}")
