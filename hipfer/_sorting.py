@@ -13,11 +13,12 @@ import operator
 import numpy as np
 
 from . import _ops
-from ._creation import asarray
+from ._creation import arange, asarray, ones, zeros
 from ._data_type_functions import astype
-from ._elementwise import add, imag, isnan, real
+from ._elementwise import add, imag, isnan, logical_not, real
 from ._tensor import Tensor
-from ._views import AxisError, reshape
+from ._statistical import cumulative_sum
+from ._views import AxisError, broadcast_to, reshape
 from .prims import descriptors as d
 
 
@@ -98,6 +99,11 @@ def argsort(x, /, axis=-1, kind=None, order=None, *, descending: bool = False,
     return _argsort(x, axis % x.ndim, descending, stable is not False, "argsort")
 
 
+def scatter(x, axis, index, src):
+    """x with src written at index along axis (Scatter; the last write wins)."""
+    return Tensor(_ops.run(d.Scatter(axis, None), [x, index, src], called="partition"))
+
+
 def sort_complex(a, /) -> Tensor:
     """sort(a) along the last axis as a complex tensor: NumPy's result dtypes (complex64
     for (u)int8/16, else complex128)."""
@@ -133,9 +139,10 @@ def lexsort(keys, axis=-1) -> Tensor:
     return perm
 
 
-def _kths(kth, n: int, fn) -> None:
-    """Check kth (an int or a sequence of ints) against an axis of length n."""
-    if isinstance(kth, Tensor):  # its values decide nothing on the device: no read-back
+def _kths(kth, n: int, fn) -> int:
+    """Check kth (an int or a sequence of ints) against an axis of length n; the number
+    of smallest elements that must be in sorted place (1 + the largest kth)."""
+    if isinstance(kth, Tensor):  # its values decide shapes on the host: no read-back
         raise TypeError(f"hipfer.{fn}: kth must be Python ints, not a tensor")
     ks = np.atleast_1d(np.asarray(kth))
     if ks.dtype.kind == "b":
@@ -145,29 +152,59 @@ def _kths(kth, n: int, fn) -> None:
     for k in ks.tolist():
         if not -n <= k < n:
             raise ValueError(f"hipfer.{fn}: kth(={k}) out of bounds ({n})")
+    return 1 + max((k % n for k in ks.tolist()), default=-1)
+
+
+def _partition_perm(x: Tensor, kth, axis, fn) -> tuple:
+    """(x, axis, perm): perm (int64) puts x's K smallest along axis first, in sorted
+    order (K = 1 + the largest kth; NaN counts as the largest), the others after them in
+    their original order. A selection: Topk of the K smallest, then the others
+    compacted behind them by a running count (Scatter, cumulative_sum, Scatter)."""
+    x, axis = _flat_axis(_check(x, fn, None, None), axis, fn)
+    axis %= x.ndim
+    n = x.shape[axis]
+    k = _kths(kth, n, fn)
+    if x.dtype.kind == "c" or x.size == 0 or k == n:  # Topk has no complex order
+        return x, axis, _argsort(x, axis, False, True, fn)
+    _, first = topk(x, k, axis=axis, largest=False)
+    chosen = scatter(zeros(x.shape, dtype=np.bool_, device=x.device), axis, first,
+                     ones(first.shape, dtype=np.bool_, device=x.device))
+    rest = astype(logical_not(chosen), np.int64)
+    dest = cumulative_sum(rest, axis=axis) + (k - 1)  # the others: k + their rank
+    ranks = _along(arange(k, dtype=np.int64, device=x.device), first.shape, axis)
+    dest = scatter(dest, axis, first, ranks)  # the chosen: their sorted rank
+    where_from = _along(arange(n, dtype=np.int64, device=x.device), x.shape, axis)
+    perm = scatter(zeros(x.shape, dtype=np.int64, device=x.device), axis, dest, where_from)
+    return x, axis, perm
+
+
+def _along(v: Tensor, shape, axis) -> Tensor:
+    """The 1-d v laid along axis of shape (a contiguous copy: Scatter's source)."""
+    ones_ = (1,) * len(shape)
+    b = broadcast_to(reshape(v, ones_[:axis] + (v.shape[0],) + ones_[axis + 1:]), shape)
+    return astype(b, v.dtype, copy=True)
 
 
 def partition(a, kth, axis=-1, kind="introselect", order=None) -> Tensor:
     """A copy of a with each kth element (int or sequence, negatives from the end) in its
-    sorted place along axis, smaller-or-equal ones before it and larger-or-equal after
-    (NaN last). Implemented as a full stable sort, which satisfies that property."""
-    a = _tensor(a, "partition")
+    sorted place along axis (the flattened a for axis=None), smaller-or-equal ones before
+    it and larger-or-equal after (NaN last). A Topk selection (see argpartition); the
+    order within each side differs from NumPy's, which leaves it unspecified."""
     if kind != "introselect":
         raise ValueError(f"hipfer.partition: kind must be 'introselect', got {kind!r}")
-    x, ax = _flat_axis(_check(a, "partition", None, order), axis, "partition")
-    _kths(kth, x.shape[ax], "partition")
-    return sort(x, axis=ax)
+    _check(a, "partition", None, order)
+    x, axis, perm = _partition_perm(a, kth, axis, "partition")
+    return _gather(x, perm, axis)
 
 
 def argpartition(a, kth, axis=-1, kind="introselect", order=None) -> Tensor:
-    """Indices (int64) that partition a along axis around kth (see partition);
-    a full stable argsort, which satisfies the partition property."""
-    a = _tensor(a, "argpartition")
+    """Indices (int64) that partition a along axis around kth (see partition): Topk of
+    the 1 + max(kth) smallest in sorted order, then the other indices in order.
+    Complex tensors use a full stable argsort (Topk has no complex order)."""
     if kind != "introselect":
         raise ValueError(f"hipfer.argpartition: kind must be 'introselect', got {kind!r}")
-    x, ax = _flat_axis(_check(a, "argpartition", None, order), axis, "argpartition")
-    _kths(kth, x.shape[ax], "argpartition")
-    return argsort(x, axis=ax)
+    _check(a, "argpartition", None, order)
+    return _partition_perm(a, kth, axis, "argpartition")[2]
 
 
 def topk(x: Tensor, k: int, /, *, axis: int = -1, largest: bool = True):

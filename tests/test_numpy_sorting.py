@@ -153,6 +153,21 @@ def test_partition(be, rng, dt, kth):
     check_partition(p, x.reshape(-1), kth, 0)
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.int16, np.complex128, np.bool_], ids=str)
+def test_partition_shapes_layouts(be, rng, dt):
+    for shape, kth, axis in [((0, 5), 2, 1), ((5, 1), 0, 1), ((2, 6, 3), [0, 5], 1),
+                             ((3, 4, 2), -1, 0), ((1,), 0, 0)]:
+        x = data(rng, shape, dt)
+        t = t_of(be, x)
+        check_partition(host(hf.partition(t, kth, axis=axis)), x, kth, axis)
+        i = host(hf.argpartition(t, kth, axis=axis))
+        check_partition(np.take_along_axis(x, i, axis), x, kth, axis)
+    for name, xb, xn in layouts(be, rng, (5, 6), dt):
+        check_partition(host(hf.partition(hf.asarray(xb), 3)), xn, 3, -1)
+        i = host(hf.argpartition(hf.asarray(xb), (1, 2), axis=0))
+        check_partition(np.take_along_axis(xn, i, 0), xn, (1, 2), 0)
+
+
 def test_partition_errors(be):
     t = t_of(be, np.arange(5.0))
     for fn in (hf.partition, hf.argpartition):
