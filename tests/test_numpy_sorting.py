@@ -184,7 +184,7 @@ def test_partition_errors(be):
 
 
 # ------------------------------------------------------------ searchsorted
-@pytest.mark.parametrize("dt", REAL, ids=ids(REAL))
+@pytest.mark.parametrize("dt", ALL_DTYPES, ids=ids(ALL_DTYPES))
 @pytest.mark.parametrize("side", ["left", "right"])
 def test_searchsorted(be, rng, dt, side):
     a = np.sort(data(rng, (12,), dt))
@@ -225,7 +225,17 @@ def test_searchsorted_errors(be):
     with pytest.raises(ValueError, match="sorter"):
         hf.searchsorted(t, 1.0, sorter=t_of(be, np.arange(3)))
     with pytest.raises(TypeError):
-        hf.searchsorted(t, 1j)
+        hf.searchsorted(t, "a")
+
+
+def test_searchsorted_mixed_complex(be, rng):
+    a = np.sort(data(rng, (10,), np.float64))
+    v = data(rng, (5,), np.complex64)
+    for side in ("left", "right"):
+        assert_same(host(hf.searchsorted(t_of(be, a), t_of(be, v), side)),
+                    np.searchsorted(a, v, side))
+        assert_same(host(hf.searchsorted(t_of(be, a), 1 + 1j, side)),
+                    np.asarray(np.searchsorted(a, 1 + 1j, side)))
 
 
 # ------------------------------------------------------------ NumPy dispatch
