@@ -810,7 +810,8 @@ def choose(a, choices, out=None, mode="raise") -> Tensor:
     weak = (bool, int, float, complex)  # Python scalars promote weakly (NEP 50)
     choices = [c if isinstance(c, weak) else _as_tensor(c, "choose", a.device)
                for c in choices]
-    dt = result_type(*choices)
+    dt = result_type(*choices) if not all(isinstance(c, weak) for c in choices) else \
+        np.result_type(*choices)  # Python scalars alone: NumPy's default dtypes
     choices = [full((), c, dtype=dt, device=a.device) if isinstance(c, weak) else c
                for c in choices]
     shape = broadcast_shapes(a.shape, *(c.shape for c in choices))

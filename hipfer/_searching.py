@@ -15,7 +15,7 @@ from . import _dtypes, _ops
 from ._core import cast, operands
 from ._creation import arange, asarray, empty, full, zeros
 from ._data_type_functions import astype
-from ._elementwise import greater_equal, less, logical_and, not_equal, where
+from ._elementwise import clip, greater, greater_equal, less, logical_and, not_equal, where
 from ._indexing import take
 from ._naming import public
 from ._sorting import argsort
@@ -101,11 +101,26 @@ def searchsorted(x1, x2, /, side: Literal["left", "right"] = "left",
                         device=x1.device)
     if not isinstance(x2, (Tensor, bool, int, float, np.generic)):
         x2 = asarray(x2, device=x1.device)
+    if isinstance(x2, Tensor) and {x1.dtype.kind, x2.dtype.kind} == {"i", "u"} and \
+            np.uint64 in (x1.dtype, x2.dtype):
+        return _signed_unsigned(x1, x2, side)
     a, b, dt = operands(x1, x2)
     if np.dtype(dt).kind == "c":
         return _complex_searchsorted(cast(a, dt), cast(b, dt), side)
     return Tensor(_ops.run(d.SearchSorted(side), [cast(a, dt), cast(b, dt)],
                            called="searchsorted"))
+
+
+def _signed_unsigned(a: Tensor, v: Tensor, side: str) -> Tensor:
+    """uint64 with a signed integer (no integer dtype holds both): exact, without
+    floats. A value below 0 or above int64's range goes to the start or the end."""
+    if a.dtype == np.uint64:  # negative values go first
+        inside = searchsorted(a, astype(clip(v, 0, None), np.uint64), side=side)
+        return where(less(v, 0), 0, inside)
+    big = np.iinfo(np.int64).max
+    inside = searchsorted(astype(a, np.int64), astype(clip(v, None, big), np.int64),
+                          side=side)
+    return where(greater(v, big), a.shape[0], inside)
 
 
 def _complex_searchsorted(a: Tensor, v: Tensor, side: str) -> Tensor:

@@ -130,6 +130,8 @@ def lexsort(keys, axis=-1) -> Tensor:
         raise ValueError("hipfer.lexsort: all keys must be on the same device")
     if axis is None:
         keys = [reshape(k, (-1,)) for k in keys]
+    if keys[0].ndim == 0:  # one element: NumPy's answer is index 0
+        return zeros((), dtype=np.int64, device=keys[0].device)
     k0, axis = _flat_axis(keys[0], -1 if axis is None else axis, "lexsort")
     axis %= k0.ndim
     perm = _argsort(k0, axis, False, True, "lexsort")
@@ -146,7 +148,7 @@ def _kths(kth, n: int, fn) -> int:
         raise TypeError(f"hipfer.{fn}: kth must be Python ints, not a tensor")
     ks = np.atleast_1d(np.asarray(kth))
     if ks.dtype.kind == "b":
-        raise TypeError(f"hipfer.{fn}: kth must be an integer, not a bool")
+        raise ValueError(f"hipfer.{fn}: booleans unacceptable as partition index")
     if ks.dtype.kind not in "iu" or ks.ndim > 1:
         raise TypeError(f"hipfer.{fn}: kth must be an int or a sequence of ints")
     for k in ks.tolist():

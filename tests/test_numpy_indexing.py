@@ -409,3 +409,36 @@ def test_numpy_dispatch_reaches_hipfer(be, rng, refuse_host):
     np.put_along_axis(t, ti[:, None], 4.0, axis=1)
     np.put_along_axis(y, np.array([0, 2, 1])[:, None], 4.0, axis=1)
     assert_same(host(t), y)
+
+
+def test_edge_cases(be):
+    t = lambda x: hf.asarray(be.asarray(np.asarray(x)))  # noqa: E731
+    assert_same(host(hf.argwhere([[1, 0], [0, 2]])), np.argwhere([[1, 0], [0, 2]]))
+    assert_same(host(hf.argwhere(t(np.float32(0)))), np.argwhere(np.float32(0)))
+    assert_same(host(hf.flatnonzero(t(np.int8(3)))), np.flatnonzero(np.int8(3)))
+    assert_same(host(hf.choose(t(1), [t(5.0), t(6.0)])), np.asarray(np.choose(1, [5.0, 6.0])))
+    assert_same(host(hf.choose(t([0, 1, 0]), [1, 2])), np.choose([0, 1, 0], [1, 2]))
+    assert_same(host(hf.select([t([True, False])], [3], default=1.5)),
+                np.select([[True, False]], [3], default=1.5))
+    assert_same(host(hf.compress([True], t(5.0))), np.compress([True], np.float64(5.0)))
+    assert_same(host(hf.extract(t(True), t(5.0))), np.extract(True, np.float64(5.0)))
+    for a, b in zip(hf.unravel_index(5, (2, 3)), np.unravel_index(5, (2, 3))):
+        assert_same(host(a), np.asarray(b))
+    assert hf.unravel_index(0, ()) == ()
+    assert_same(host(hf.ravel_multi_index((1, 2), (3, 4))), np.asarray(np.ravel_multi_index((1, 2), (3, 4))))
+    assert_same(host(hf.ravel_multi_index((t([1, 2]), t([[0], [3]])), (3, 4))),
+                np.ravel_multi_index(([1, 2], [[0], [3]]), (3, 4)))
+    with pytest.raises(TypeError):
+        hf.ravel_multi_index((t([1.0]), t([1])), (3, 4))
+    x, y = t(np.zeros((2, 2))), np.zeros((2, 2))
+    hf.put(x, [[0], [3]], [5.0, 6.0])
+    np.put(y, [[0], [3]], [5.0, 6.0])
+    assert_same(host(x), y)
+    x, y = t(np.zeros((2, 3))), np.zeros((2, 3))
+    hf.put_along_axis(x, t([[1]]), t([[7.0], [8.0]]), 1)
+    np.put_along_axis(y, np.array([[1]]), np.array([[7.0], [8.0]]), 1)
+    assert_same(host(x), y)
+    x, y = t(np.zeros((3, 3), np.int32)), np.zeros((3, 3), np.int32)
+    hf.fill_diagonal(x, 2.7)
+    np.fill_diagonal(y, 2.7)
+    assert_same(host(x), y)

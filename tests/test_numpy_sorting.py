@@ -261,3 +261,22 @@ def test_numpy_dispatch_reaches_hipfer(be, rng, refuse_host):
     i = np.argpartition(t, [0, -1])
     assert isinstance(i, hf.Tensor)
     check_partition(np.take_along_axis(x, host(i), -1), x, [0, -1], -1)
+
+
+def test_edge_cases(be):
+    t = lambda x: t_of(be, np.asarray(x))  # noqa: E731
+    assert_same(host(hf.lexsort((t(np.int64(1)),))), np.asarray(np.lexsort((np.array(1),))))
+    assert_same(host(hf.lexsort([[1, 0, 1], [0, 0, 1]])), np.lexsort([[1, 0, 1], [0, 0, 1]]))
+    assert_same(host(hf.sort([3, 1, 2])), np.sort([3, 1, 2]))
+    assert_same(host(hf.partition(t(3.0), 0, axis=None)), np.partition(np.float64(3.0), 0, axis=None))
+    with pytest.raises(ValueError, match="boolean"):
+        hf.partition(t([3, 1, 2]), True)
+    with pytest.raises(TypeError):
+        hf.partition(t([3, 1, 2]), [])
+    a = np.array([-3, 1, 2], np.int64)
+    v = np.array([2**63 + 5, 1], np.uint64)
+    assert_same(host(hf.searchsorted(t(a), t(v))), np.searchsorted(a, v))
+    a, v = np.array([1, 2], np.uint64), np.array([-1, 2], np.int8)
+    assert_same(host(hf.searchsorted(t(a), t(v), "right")), np.searchsorted(a, v, "right"))
+    assert_same(host(hf.searchsorted(t(np.array([1, 2], np.int8)), 2**40)),
+                np.asarray(np.searchsorted(np.array([1, 2], np.int8), 2**40)))
