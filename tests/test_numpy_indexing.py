@@ -290,7 +290,7 @@ def test_diag_and_mask_indices(be):
         hf.diag_indices_from(hf.asarray(be.asarray(np.zeros(3))))
     with pytest.raises(ValueError, match="equal length"):
         hf.diag_indices_from(hf.asarray(be.asarray(np.zeros((2, 3)))))
-    for fn, nfn in ((hf.triu, np.triu), (hf.tril, np.tril)):
+    for fn, nfn in ((hf.triu, np.triu), (hf.tril, np.tril), (np.triu, np.triu)):
         for k in (0, 1, -1):
             for a, b in zip(hf.mask_indices(4, fn, k, device=be.device),
                             np.mask_indices(4, nfn, k)):
