@@ -3,8 +3,9 @@ sort_complex, partition and argpartition.
 
 sort and argsort take NumPy's signature (axis=None flattens; kind, order, stable) and
 keep the standard's ``descending``. Complex tensors sort lexicographically (real part,
-then imaginary part; NaN last), as NumPy has them: two stable argsorts, the imaginary
-parts first.
+then imaginary part, NumPy's NaN classes last), as NumPy has them: three stable
+argsorts, the least significant key first. partition / argpartition are a full stable
+sort (one valid partition; see partition).
 """
 from __future__ import annotations
 
@@ -13,12 +14,11 @@ import operator
 import numpy as np
 
 from . import _ops
-from ._creation import arange, asarray, ones, zeros
+from ._creation import asarray, zeros
 from ._data_type_functions import astype
-from ._elementwise import add, imag, isnan, logical_not, real
+from ._elementwise import add, imag, isnan, real
 from ._tensor import Tensor
-from ._statistical import cumulative_sum
-from ._views import AxisError, broadcast_to, reshape
+from ._views import AxisError, reshape
 from .prims import descriptors as d
 
 
@@ -74,16 +74,16 @@ def _nan_class(x: Tensor) -> Tensor:
     return add(add(re, re), im)
 
 
-def _gather(x, idx, axis):
+def _gather(x, idx, axis, fn="sort"):
     """x's elements at idx along axis (same shapes): take_along_axis' Gather."""
-    return Tensor(_ops.run(d.Gather(axis), [x, idx], called="take_along_axis"))
+    return Tensor(_ops.run(d.Gather(axis), [x, idx], called=fn))
 
 
 def sort(x, /, axis=-1, kind=None, order=None, *, descending: bool = False,
          stable=None) -> Tensor:
     """Sorted copy along axis (the flattened tensor for axis=None); NaN last ascending,
-    first descending; always stable (kind and stable=False are accepted and change
-    nothing). Complex: lexicographic, as NumPy. ``descending`` is the standard's."""
+    first descending; stable unless stable=False (kind is accepted and changes nothing).
+    Complex: lexicographic, as NumPy. ``descending`` is the standard's."""
     x, axis = _flat_axis(_check(x, "sort", kind, order), axis, "sort")
     if x.dtype.kind == "c":
         return _gather(x, _argsort(x, axis, descending, True, "sort"), axis % x.ndim)
@@ -94,14 +94,9 @@ def sort(x, /, axis=-1, kind=None, order=None, *, descending: bool = False,
 def argsort(x, /, axis=-1, kind=None, order=None, *, descending: bool = False,
             stable=None) -> Tensor:
     """Indices (int64) that sort x along axis (the flattened tensor for axis=None), the
-    order of sort(x); always stable (equal values keep their order)."""
+    order of sort(x); stable (equal values keep their order) unless stable=False."""
     x, axis = _flat_axis(_check(x, "argsort", kind, order), axis, "argsort")
     return _argsort(x, axis % x.ndim, descending, stable is not False, "argsort")
-
-
-def scatter(x, axis, index, src):
-    """x with src written at index along axis (Scatter; the last write wins)."""
-    return Tensor(_ops.run(d.Scatter(axis, None), [x, index, src], called="partition"))
 
 
 def sort_complex(a, /) -> Tensor:
@@ -141,9 +136,8 @@ def lexsort(keys, axis=-1) -> Tensor:
     return perm
 
 
-def _kths(kth, n: int, fn) -> int:
-    """Check kth (an int or a sequence of ints) against an axis of length n; the number
-    of smallest elements that must be in sorted place (1 + the largest kth)."""
+def _kths(kth, n: int, fn) -> None:
+    """Check kth (an int or a sequence of ints) against an axis of length n."""
     if isinstance(kth, Tensor):  # its values decide shapes on the host: no read-back
         raise TypeError(f"hipfer.{fn}: kth must be Python ints, not a tensor")
     ks = np.atleast_1d(np.asarray(kth))
@@ -154,59 +148,32 @@ def _kths(kth, n: int, fn) -> int:
     for k in ks.tolist():
         if not -n <= k < n:
             raise ValueError(f"hipfer.{fn}: kth(={k}) out of bounds ({n})")
-    return 1 + max((k % n for k in ks.tolist()), default=-1)
 
 
-def _partition_perm(x: Tensor, kth, axis, fn) -> tuple:
-    """(x, axis, perm): perm (int64) puts x's K smallest along axis first, in sorted
-    order (K = 1 + the largest kth; NaN counts as the largest), the others after them in
-    their original order. A selection: Topk of the K smallest, then the others
-    compacted behind them by a running count (Scatter, cumulative_sum, Scatter)."""
-    x, axis = _flat_axis(_check(x, fn, None, None), axis, fn)
-    axis %= x.ndim
-    n = x.shape[axis]
-    k = _kths(kth, n, fn)
-    if x.dtype.kind == "c" or x.size == 0 or k == n:  # Topk has no complex order
-        return x, axis, _argsort(x, axis, False, True, fn)
-    _, first = topk(x, k, axis=axis, largest=False)
-    chosen = scatter(zeros(x.shape, dtype=np.bool_, device=x.device), axis, first,
-                     ones(first.shape, dtype=np.bool_, device=x.device))
-    rest = astype(logical_not(chosen), np.int64)
-    dest = cumulative_sum(rest, axis=axis) + (k - 1)  # the others: k + their rank
-    ranks = _along(arange(k, dtype=np.int64, device=x.device), first.shape, axis)
-    dest = scatter(dest, axis, first, ranks)  # the chosen: their sorted rank
-    where_from = _along(arange(n, dtype=np.int64, device=x.device), x.shape, axis)
-    perm = scatter(zeros(x.shape, dtype=np.int64, device=x.device), axis, dest, where_from)
-    return x, axis, perm
-
-
-def _along(v: Tensor, shape, axis) -> Tensor:
-    """The 1-d v laid along axis of shape (a contiguous copy: Scatter's source)."""
-    ones_ = (1,) * len(shape)
-    b = broadcast_to(reshape(v, ones_[:axis] + (v.shape[0],) + ones_[axis + 1:]), shape)
-    return astype(b, v.dtype, copy=True)
+def _partition_axis(a, kth, axis, kind, order, fn):
+    """(a as a tensor, the axis) after NumPy's checks of kind, order, axis and kth."""
+    if kind != "introselect":
+        raise ValueError(f"hipfer.{fn}: kind must be 'introselect', got {kind!r}")
+    x, ax = _flat_axis(_check(a, fn, None, order), axis, fn)
+    _kths(kth, x.shape[ax], fn)
+    return x, ax
 
 
 def partition(a, kth, axis=-1, kind="introselect", order=None) -> Tensor:
     """A copy of a with each kth element (int or sequence, negatives from the end) in its
     sorted place along axis (the flattened a for axis=None), smaller-or-equal ones before
-    it and larger-or-equal after (NaN last). A Topk selection (see argpartition); the
-    order within each side differs from NumPy's, which leaves it unspecified."""
-    if kind != "introselect":
-        raise ValueError(f"hipfer.partition: kind must be 'introselect', got {kind!r}")
-    _check(a, "partition", None, order)
-    x, axis, perm = _partition_perm(a, kth, axis, "partition")
-    return _gather(x, perm, axis)
+    it and larger-or-equal after (NaN last). Implemented as a full stable sort, one valid
+    partition: hipfer's Topk is itself a full sort on both backends, so a composition on
+    it would select nothing faster; a selection kernel would."""
+    x, ax = _partition_axis(a, kth, axis, kind, order, "partition")
+    return sort(x, axis=ax)
 
 
 def argpartition(a, kth, axis=-1, kind="introselect", order=None) -> Tensor:
-    """Indices (int64) that partition a along axis around kth (see partition): Topk of
-    the 1 + max(kth) smallest in sorted order, then the other indices in order.
-    Complex tensors use a full stable argsort (Topk has no complex order)."""
-    if kind != "introselect":
-        raise ValueError(f"hipfer.argpartition: kind must be 'introselect', got {kind!r}")
-    _check(a, "argpartition", None, order)
-    return _partition_perm(a, kth, axis, "argpartition")[2]
+    """Indices (int64) that partition a along axis around kth (see partition): those of
+    a full stable argsort, one valid partition (see partition for why)."""
+    x, ax = _partition_axis(a, kth, axis, kind, order, "argpartition")
+    return argsort(x, axis=ax)
 
 
 def topk(x: Tensor, k: int, /, *, axis: int = -1, largest: bool = True):
