@@ -29,6 +29,7 @@ import re
 import numpy as np
 
 from . import _ops
+from ._core import materialize
 from ._creation import _in_range, arange, asarray, empty, full, ones, tril, triu
 from ._data_type_functions import astype, result_type
 from ._elementwise import (clip, equal, floor_divide, greater_equal, less, less_equal,
@@ -820,12 +821,14 @@ def choose(a, choices, out=None, mode="raise") -> Tensor:
     res = broadcast_to(astype(choices[-1], dt), shape)
     for j in range(len(choices) - 2, -1, -1):
         res = where(equal(idx, j), astype(choices[j], dt), res)
+    if len(choices) == 1:  # no where ran: a fresh tensor, not a broadcast view
+        res = materialize(res)
     return _to_out(res, out, "choose")
 
 
 def _to_out(res: Tensor, out, fn) -> Tensor:
     if out is None:
-        return Tensor(res._data) if res.shape == () else res
+        return res
     out = _target(out, fn)
     if out.shape != res.shape:
         raise ValueError(f"hipfer.{fn}: out has shape {out.shape}, the result {res.shape}")

@@ -418,6 +418,11 @@ def test_edge_cases(be):
     assert_same(host(hf.flatnonzero(t(np.int8(3)))), np.flatnonzero(np.int8(3)))
     assert_same(host(hf.choose(t(1), [t(5.0), t(6.0)])), np.asarray(np.choose(1, [5.0, 6.0])))
     assert_same(host(hf.choose(t([0, 1, 0]), [1, 2])), np.choose([0, 1, 0], [1, 2]))
+    one = hf.choose(t([[0, 0], [0, 0]]), [t([1, 2])])  # one choice: a fresh tensor
+    one[0, 0] = 7
+    assert_same(host(one), np.array([[7, 2], [1, 2]]))
+    c = hf.choose(t(1), [t(1 + 2j).conj(), t(3 + 4j).conj()])  # conjugated views
+    assert_same(host(c), np.asarray(3 - 4j))
     assert_same(host(hf.select([t([True, False])], [3], default=1.5)),
                 np.select([[True, False]], [3], default=1.5))
     assert_same(host(hf.compress([True], t(5.0))), np.compress([True], np.float64(5.0)))
