@@ -29,15 +29,23 @@ import re
 import numpy as np
 
 from . import _ops
-from ._creation import _in_range, asarray, full
-from ._elementwise import not_equal
+from ._core import materialize
+from ._creation import _in_range, arange, asarray, empty, full, ones, tril, triu
+from ._data_type_functions import astype, result_type
+from ._elementwise import (clip, equal, floor_divide, greater_equal, less, less_equal,
+                           not_equal, remainder, where)
+from ._statistical import any as any_, cumulative_sum
 from ._tensor import Tensor, _is_cupy, xp_of
 from ._views import _axis, broadcast_shapes, broadcast_to, reshape
 from .prims import descriptors as d
 from .prims.optable import BinaryOp
 from .prims.registry import get_backend
 
-__all__ = ["index_put", "nonzero", "scatter", "take", "take_along_axis"]
+__all__ = ["argwhere", "choose", "compress", "diag_indices", "diag_indices_from", "extract",
+           "fill_diagonal", "flatnonzero", "index_put", "mask_indices", "nonzero", "place",
+           "put", "put_along_axis", "putmask", "ravel_multi_index", "scatter", "select",
+           "take", "take_along_axis", "tril_indices", "tril_indices_from", "triu_indices",
+           "triu_indices_from", "unravel_index"]
 
 _I64 = np.dtype(np.int64)
 
@@ -542,13 +550,20 @@ def take(x: Tensor, indices: Tensor, /, *, axis=None) -> Tensor:
     return Tensor(_ops.run(d.IndexSelect(int(axis)), [x, indices], called="take"))
 
 
-def take_along_axis(x: Tensor, indices: Tensor, /, *, axis: int = -1) -> Tensor:
-    """out[..., i, ...] = x[..., indices[..., i, ...], ...] along axis (Gather). x and
-    indices have the same number of axes and broadcast against each other on all but
-    axis (stride-0 views, nothing copied), as NumPy and the standard have it."""
+def take_along_axis(x: Tensor, indices, /, axis=-1) -> Tensor:
+    """out[..., i, ...] = x[..., indices[..., i, ...], ...] along axis (Gather); axis=None
+    takes from the flattened x (indices 1-d), as NumPy. x and indices have the same
+    number of axes and broadcast against each other on all but axis (stride-0 views,
+    nothing copied), as NumPy and the standard have it."""
     if not isinstance(x, Tensor):
         raise TypeError(f"take_along_axis() expects a hipfer Tensor, got {type(x).__name__}")
+    if not isinstance(indices, Tensor):
+        indices = _int_index(indices, "take_along_axis", x.device)
     _index_tensor(indices, "take_along_axis(): indices")
+    if axis is None:
+        if indices.ndim != 1:
+            raise ValueError("take_along_axis(): with axis=None, indices must be 1-d")
+        x, axis = _flat(x), 0
     if x.ndim == 0:
         raise ValueError("take_along_axis(): x must have at least one axis")
     if indices.ndim != x.ndim:
@@ -581,3 +596,458 @@ def index_put(x: Tensor, indices, values: Tensor, /, *, accumulate: bool = False
         values = asarray(values, dtype=x.dtype, device=x.device)
     return Tensor(_ops.run(d.IndexPut(bool(accumulate)), [x, *indices, values],
                            called="index_put"))
+
+
+# ------------------------------------------- NumPy's indexing routines (issue 21)
+# Compositions of the functions above and the elementwise ones. Index checks in 'raise'
+# mode run on the device (one IndexSelect from an iota table, as take and setitem check:
+# the error flag is all that comes back). Functions whose result size depends on the
+# data (argwhere, flatnonzero, compress, extract, the *_indices of triangles) read one
+# count back to the host (Nonzero's).
+
+_MODES = ("raise", "wrap", "clip")
+
+
+def _as_tensor(x, fn, device=None) -> Tensor:
+    """x as a Tensor (array-likes and scalars become one, on device when given)."""
+    if isinstance(x, Tensor):
+        if device is not None and x.device != device:
+            raise ValueError(f"hipfer.{fn}: a tensor on {x.device} cannot be combined with "
+                             f"one on {device}; move it with to_device() first")
+        return x
+    if _is_cupy(x):
+        raise TypeError(f"hipfer.{fn}: got a CuPy array; wrap it with hipfer.asarray first")
+    try:
+        return asarray(x, device=device)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"hipfer.{fn}: expected an array-like, got {type(x).__name__}") from e
+
+
+def _target(a, fn) -> Tensor:
+    """The tensor an in-place function writes into (NumPy wants an ndarray there)."""
+    if not isinstance(a, Tensor):
+        raise TypeError(f"hipfer.{fn}: the array to modify must be a hipfer Tensor, got "
+                        f"{type(a).__name__}")
+    return a
+
+
+def _int_index(t, fn, device) -> Tensor:
+    """An integer index array (list, scalar or Tensor) as an int64 Tensor on device."""
+    t = _as_tensor(t, fn, device)
+    if t.dtype.kind not in "iu":
+        if t.size == 0 and t.dtype.kind == "f":  # [] is an empty integer index
+            return astype(t, _I64)
+        raise TypeError(f"hipfer.{fn}: indices must be integers, got {t.dtype}")
+    return t if t.dtype == _I64 else astype(t, _I64)
+
+
+def _mode(mode, fn) -> str:
+    if mode not in _MODES:
+        raise ValueError(f"hipfer.{fn}: mode must be one of {_MODES}, got {mode!r}")
+    return mode
+
+
+def _bounded(idx: Tensor, n: int, mode: str, fn, *, negative_ok=True,
+             error=IndexError, message=None) -> Tensor:
+    """idx (int64) made a valid index into an axis of length n under NumPy's mode:
+    'raise' checks it on the device (negatives count from the end when negative_ok, else
+    they are errors too), 'wrap' takes it modulo n, 'clip' clips it to [0, n-1]."""
+    if idx.size == 0:
+        return idx
+    if n == 0:
+        raise error(message or f"hipfer.{fn}: cannot index into an empty axis")
+    if mode == "wrap":
+        return remainder(idx, n)
+    if mode == "clip":
+        return clip(idx, 0, n - 1)
+    if not negative_ok:  # a negative index becomes n, which the lookup rejects
+        idx = where(less(idx, 0), n, idx)
+    be = get_backend(idx.device)
+    table = _ops.generate(d.Generate(d.GenerateKind.IOTA), (n,), _I64, idx.device,
+                          start=0, step=1)
+    try:
+        out = _ops.run_arrays(be, d.IndexSelect(0), [table, _flat(idx)._data])
+    except IndexError:
+        raise error(message or f"hipfer.{fn}: an index is out of bounds for size {n}") from None
+    return Tensor(out.reshape(idx.shape))
+
+
+def _cycled(v: Tensor, n: int) -> Tensor:
+    """The first n elements of v's flattened values repeated cyclically (NumPy's put)."""
+    v = _flat(v)
+    if v.shape[0] == n:
+        return v
+    return take(v, remainder(arange(n, dtype=_I64, device=v.device), v.shape[0]))
+
+
+def _unravel(flat: Tensor, shape, order="C") -> tuple:
+    """Coordinates (int64 tensors) of valid flat indices into shape."""
+    out, stride = [], 1
+    axes = range(len(shape) - 1, -1, -1) if order == "C" else range(len(shape))
+    for j in axes:
+        c = floor_divide(flat, stride) if stride != 1 else flat
+        out.append(remainder(c, shape[j]) if j != axes[-1] else c)
+        stride *= shape[j]
+    return tuple(out[::-1]) if order == "C" else tuple(out)
+
+
+def _values_for(a: Tensor, v, fn) -> Tensor:
+    """Values to store into a: a tensor on a's device cast to a's dtype (unsafely, as
+    NumPy's put/putmask/place do); complex into a real tensor is refused."""
+    v = _as_tensor(v, fn, a.device)
+    if v.dtype.kind == "c" and a.dtype.kind != "c":
+        raise TypeError(f"hipfer.{fn}: cannot store complex values in a {a.dtype} tensor")
+    return v if v.dtype == a.dtype else astype(v, a.dtype)
+
+
+def _put_flat(a: Tensor, flat: Tensor, vals: Tensor) -> None:
+    """a.flat[flat] = vals for valid non-negative flat indices (same sizes)."""
+    if a.ndim == 0:
+        a[...] = vals[-1]  # one place: the last write wins
+        return
+    a[_unravel(flat, a.shape)] = vals
+
+
+def put(a: Tensor, ind, v, mode="raise") -> None:
+    """a.flat[ind] = v in place, v repeated cyclically over ind; mode 'raise' (negatives
+    count from the end), 'wrap' or 'clip'. Repeated indices: the last one wins."""
+    a = _target(a, "put")
+    ind = _int_index(ind, "put", a.device)
+    vals = _values_for(a, v, "put")
+    if ind.size == 0 or vals.size == 0:
+        return None
+    flat = _bounded(_flat(ind), a.size, _mode(mode, "put"), "put")
+    _put_flat(a, flat, _cycled(vals, flat.shape[0]))
+    return None
+
+
+def put_along_axis(arr: Tensor, indices, values, axis) -> None:
+    """arr[..., indices[..., i, ...], ...] = values along axis, in place; indices and
+    values broadcast against arr off axis, as in NumPy. axis=None writes arr.flat[indices]
+    (NumPy 2.4 writes into a temporary copy there, so arr stays unchanged)."""
+    arr = _target(arr, "put_along_axis")
+    indices = _int_index(indices, "put_along_axis", arr.device)
+    vals = _values_for(arr, values, "put_along_axis")
+    if axis is None:
+        if indices.ndim != 1:
+            raise ValueError("hipfer.put_along_axis: with axis=None, indices must be 1-d")
+        flat = _bounded(indices, arr.size, "raise", "put_along_axis")
+        try:
+            vals = broadcast_to(vals, indices.shape)
+        except ValueError:
+            raise ValueError(f"hipfer.put_along_axis: values of shape {vals.shape} do not "
+                             f"broadcast to indices' {indices.shape}") from None
+        if flat.size:
+            _put_flat(arr, flat, vals)
+        return None
+    if indices.ndim != arr.ndim:
+        raise ValueError("hipfer.put_along_axis: indices and arr must have the same number "
+                         f"of dimensions ({indices.ndim} and {arr.ndim})")
+    ax = _axis(axis, arr.ndim)
+    key = tuple(indices if j == ax else
+                reshape(arange(n, dtype=_I64, device=arr.device),
+                        (1,) * j + (n,) + (1,) * (arr.ndim - j - 1))
+                for j, n in enumerate(arr.shape))
+    try:
+        arr[key] = vals
+    except IndexError as e:
+        raise IndexError(f"hipfer.put_along_axis: {e}") from None
+    return None
+
+
+def _same_size_mask(a: Tensor, mask, fn) -> Tensor:
+    mask = _as_tensor(mask, fn, a.device)
+    if mask.size != a.size:
+        raise ValueError(f"hipfer.{fn}: mask and data must be the same size")
+    mask = reshape(mask, a.shape)
+    return mask if mask.dtype == np.bool_ else not_equal(mask, 0)
+
+
+def putmask(a: Tensor, mask, values) -> None:
+    """a.flat[n] = values.flat[n % len(values)] where mask.flat[n], in place (one where;
+    no sync). values is cast to a's dtype as NumPy does (unsafely)."""
+    a = _target(a, "putmask")
+    mask = _same_size_mask(a, mask, "putmask")
+    vals = _values_for(a, values, "putmask")
+    if vals.size == 0 or a.size == 0:
+        return None
+    a[...] = where(mask, reshape(_cycled(vals, a.size), a.shape), a)
+    return None
+
+
+def place(arr: Tensor, mask, vals) -> None:
+    """The True places of mask get vals in order (repeated cyclically), in place: a
+    running count of mask picks each value, so no count is read back (only an empty vals
+    with a True in mask, NumPy's error, reads one flag)."""
+    arr = _target(arr, "place")
+    mask = _same_size_mask(arr, mask, "place")
+    vals = _flat(_values_for(arr, vals, "place"))
+    if arr.size == 0:
+        return None
+    if vals.size == 0:
+        if bool(any_(mask)._data):
+            raise ValueError("hipfer.place: cannot insert from an empty array")
+        return None
+    rank = cumulative_sum(_flat(astype(mask, _I64)))  # 1 + the rank of each True place
+    picked = take(vals, remainder(clip(rank - 1, 0, None), vals.shape[0]))
+    arr[...] = where(mask, reshape(picked, arr.shape), arr)
+    return None
+
+
+def choose(a, choices, out=None, mode="raise") -> Tensor:
+    """choices[a[i]][i] for every i of the broadcast shape of a and the choices (one where
+    per choice); mode 'raise' (ValueError for an index outside [0, n)), 'wrap' or 'clip'."""
+    idx_src = a
+    if isinstance(choices, Tensor):
+        device = choices.device
+        choices = [choices[j] for j in range(choices.shape[0])] if choices.ndim else [choices]
+    else:
+        device = idx_src.device if isinstance(idx_src, Tensor) else None
+        choices = list(choices)
+        device = next((c.device for c in choices if isinstance(c, Tensor)), device)
+    if not choices:
+        raise ValueError("hipfer.choose: choices must not be empty")
+    a = _int_index(a, "choose", device)
+    weak = (bool, int, float, complex)  # Python scalars promote weakly (NEP 50)
+    choices = [c if isinstance(c, weak) else _as_tensor(c, "choose", a.device)
+               for c in choices]
+    dt = result_type(*choices) if not all(isinstance(c, weak) for c in choices) else \
+        np.result_type(*choices)  # Python scalars alone: NumPy's default dtypes
+    choices = [full((), c, dtype=dt, device=a.device) if isinstance(c, weak) else c
+               for c in choices]
+    shape = broadcast_shapes(a.shape, *(c.shape for c in choices))
+    idx = _bounded(a, len(choices), _mode(mode, "choose"), "choose", negative_ok=False,
+                   error=ValueError, message="hipfer.choose: invalid entry in choice array")
+    res = broadcast_to(astype(choices[-1], dt), shape)
+    for j in range(len(choices) - 2, -1, -1):
+        res = where(equal(idx, j), astype(choices[j], dt), res)
+    if len(choices) == 1:  # no where ran: a fresh tensor, not a broadcast view
+        res = materialize(res)
+    return _to_out(res, out, "choose")
+
+
+def _to_out(res: Tensor, out, fn) -> Tensor:
+    if out is None:
+        return res
+    out = _target(out, fn)
+    if out.shape != res.shape:
+        raise ValueError(f"hipfer.{fn}: out has shape {out.shape}, the result {res.shape}")
+    out[...] = res
+    return out
+
+
+def compress(condition, a, axis=None, out=None) -> Tensor:
+    """The slices of a along axis (the flattened a for axis=None) where the 1-d condition
+    is true; a shorter condition counts as False beyond its end. Reads one count (sync)."""
+    a = _as_tensor(a, "compress")
+    cond = _as_tensor(condition, "compress", a.device)
+    if cond.ndim != 1:
+        raise ValueError("hipfer.compress: condition must be a 1-d array")
+    if axis is None:
+        a, axis = _flat(a), 0
+    ax = _axis(axis, a.ndim)
+    (idx,) = nonzero(cond)
+    try:
+        res = take(a, idx, axis=ax)
+    except IndexError:
+        raise IndexError(f"hipfer.compress: condition has a True beyond the {a.shape[ax]} "
+                         f"elements of axis {ax}") from None
+    return _to_out(res, out, "compress")
+
+
+def extract(condition, arr) -> Tensor:
+    """The elements of the flattened arr where the flattened condition is non-zero
+    (1-d, arr's dtype). Reads one count (sync)."""
+    arr = _as_tensor(arr, "extract")
+    cond = _as_tensor(condition, "extract", arr.device)
+    (idx,) = nonzero(_flat(cond))
+    try:
+        return take(_flat(arr), idx)
+    except IndexError:
+        raise IndexError("hipfer.extract: condition has a True beyond arr's "
+                         f"{arr.size} elements") from None
+
+
+def select(condlist, choicelist, default=0) -> Tensor:
+    """choicelist[i] where condlist[i] holds first, default elsewhere (everything
+    broadcast together; the choices' result dtype, default promoting like a Python
+    scalar). One where per condition."""
+    condlist, choicelist = list(condlist), list(choicelist)
+    if len(condlist) != len(choicelist):
+        raise ValueError("hipfer.select: list of cases must be same length as list of conditions")
+    if not condlist:
+        raise ValueError("hipfer.select: select with an empty condition list is not possible")
+    dev = next((t.device for t in condlist + choicelist + [default] if isinstance(t, Tensor)),
+               None)
+    conds = [_as_tensor(c, "select", dev) for c in condlist]
+    dev = conds[0].device
+    for i, c in enumerate(conds):
+        if c.dtype != np.bool_:
+            raise TypeError(f"hipfer.select: invalid entry {i} in condlist: should be boolean")
+    choices = [_as_tensor(c, "select", dev) for c in choicelist]
+    dflt = default if _is_scalar(default) else _as_tensor(default, "select", dev)
+    dt = result_type(*choices, dflt)
+    shape = broadcast_shapes(*(t.shape for t in conds + choices),
+                             *(() if _is_scalar(dflt) else (dflt.shape,)))
+    res = full(shape, dflt, dtype=dt, device=dev) if _is_scalar(dflt) else \
+        broadcast_to(astype(dflt, dt), shape)
+    for c, v in zip(conds[::-1], choices[::-1]):
+        res = where(c, astype(v, dt), res)
+    return broadcast_to(res, shape) if res.shape != shape else res
+
+
+def diag_indices(n, ndim=2, *, device=None) -> tuple:
+    """The indices of the main diagonal of an n x ... x n tensor (ndim int64 tensors)."""
+    i = arange(operator.index(n), dtype=_I64, device=device)
+    return (i,) * operator.index(ndim)
+
+
+def diag_indices_from(arr) -> tuple:
+    """diag_indices for arr (at least 2-d, all axes of one length), on arr's device."""
+    arr = _as_tensor(arr, "diag_indices_from")
+    if arr.ndim < 2:
+        raise ValueError("hipfer.diag_indices_from: input array must be at least 2-d")
+    if len(set(arr.shape)) != 1:
+        raise ValueError("hipfer.diag_indices_from: all dimensions of input must be of "
+                         "equal length")
+    return diag_indices(arr.shape[0], arr.ndim, device=arr.device)
+
+
+def _tri_indices(n, k, m, lower: bool, device) -> tuple:
+    n = operator.index(n)
+    m = n if m is None else operator.index(m)
+    row = reshape(arange(n, dtype=_I64, device=device), (n, 1))
+    col = reshape(arange(m, dtype=_I64, device=device), (1, m))
+    diff = col - row  # the diagonal of each place
+    return nonzero(less_equal(diff, k) if lower else greater_equal(diff, k))
+
+
+def tril_indices(n, k=0, m=None, *, device=None) -> tuple:
+    """(rows, cols) of the lower triangle (on and below diagonal k) of an n x m matrix,
+    in C order. Reads one count (sync)."""
+    return _tri_indices(n, operator.index(k), m, True, device)
+
+
+def triu_indices(n, k=0, m=None, *, device=None) -> tuple:
+    """(rows, cols) of the upper triangle (on and above diagonal k) of an n x m matrix,
+    in C order. Reads one count (sync)."""
+    return _tri_indices(n, operator.index(k), m, False, device)
+
+
+def _tri_from(arr, k, lower, fn) -> tuple:
+    arr = _as_tensor(arr, fn)
+    if arr.ndim != 2:
+        raise ValueError(f"hipfer.{fn}: input array must be 2-d")
+    return _tri_indices(arr.shape[0], operator.index(k), arr.shape[1], lower, arr.device)
+
+
+def tril_indices_from(arr, k=0) -> tuple:
+    """tril_indices for the 2-d arr's shape, on its device. Reads one count (sync)."""
+    return _tri_from(arr, k, True, "tril_indices_from")
+
+
+def triu_indices_from(arr, k=0) -> tuple:
+    """triu_indices for the 2-d arr's shape, on its device. Reads one count (sync)."""
+    return _tri_from(arr, k, False, "triu_indices_from")
+
+
+def mask_indices(n, mask_func, k=0, *, device=None) -> tuple:
+    """The indices where mask_func(ones((n, n)), k) is non-zero (mask_func: e.g.
+    hipfer.triu or numpy.triu, called on a hipfer tensor). Reads one count (sync)."""
+    m = ones((operator.index(n),) * 2, dtype=_I64, device=device)
+    a = mask_func(m, k=k) if mask_func in (tril, triu) else mask_func(m, k)
+    return nonzero(_as_tensor(a, "mask_indices", m.device))
+
+
+def _dims(shape, fn) -> tuple:
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    out = tuple(operator.index(s) for s in shape)
+    if any(s < 0 for s in out):
+        raise ValueError(f"hipfer.{fn}: dimensions must be non-negative")
+    if math.prod(out) > np.iinfo(np.int64).max:
+        raise ValueError(f"hipfer.{fn}: dimensions are too large")
+    return out
+
+
+def ravel_multi_index(multi_index, dims, mode="raise", order="C") -> Tensor:
+    """Flat indices (int64) of the coordinate arrays multi_index into shape dims (C or F
+    order); mode 'raise' (ValueError outside [0, n)), 'wrap' or 'clip', one or per axis."""
+    dims = _dims(dims, "ravel_multi_index")
+    coords = list(multi_index)
+    if len(coords) != len(dims):
+        raise ValueError(f"hipfer.ravel_multi_index: parameter multi_index must be a "
+                         f"sequence of length {len(dims)}")
+    if order not in ("C", "F"):
+        raise ValueError("hipfer.ravel_multi_index: order must be 'C' or 'F'")
+    modes = (mode,) * len(dims) if isinstance(mode, str) else tuple(mode)
+    if len(modes) != len(dims):
+        raise ValueError("hipfer.ravel_multi_index: one mode or one per dimension")
+    dev = next((c.device for c in coords if isinstance(c, Tensor)), None)
+    total, stride = None, 1
+    axes = range(len(dims) - 1, -1, -1) if order == "C" else range(len(dims))
+    for j in axes:
+        c = _int_index(coords[j], "ravel_multi_index", dev)
+        c = _bounded(c, dims[j], _mode(modes[j], "ravel_multi_index"), "ravel_multi_index",
+                     negative_ok=False, error=ValueError,
+                     message="hipfer.ravel_multi_index: invalid entry in coordinates array")
+        term = c if stride == 1 else c * stride
+        total = term if total is None else total + term
+        stride *= dims[j]
+    if total is None:
+        raise ValueError("hipfer.ravel_multi_index: dims must not be empty")
+    return total
+
+
+def unravel_index(indices, shape, order="C") -> tuple:
+    """Coordinate arrays (int64, indices' shape) of flat indices into shape (C or F
+    order); an index outside [0, size) raises ValueError (checked on the device)."""
+    dims = _dims(shape, "unravel_index")
+    if order not in ("C", "F"):
+        raise ValueError("hipfer.unravel_index: order must be 'C' or 'F'")
+    idx = _int_index(indices, "unravel_index", None)
+    size = math.prod(dims)
+    idx = _bounded(idx, size, "raise", "unravel_index", negative_ok=False, error=ValueError,
+                   message=f"hipfer.unravel_index: an index is out of bounds for array "
+                           f"with size {size}")
+    return _unravel(idx, dims, order) if dims else ()
+
+
+def fill_diagonal(a: Tensor, val, wrap=False) -> None:
+    """Fill the main diagonal of a (at least 2-d; all axes equal beyond 2-d) with val in
+    place, val repeated cyclically; wrap: a tall matrix's diagonal restarts every
+    n+1 rows, as in NumPy."""
+    a = _target(a, "fill_diagonal")
+    if a.ndim < 2:
+        raise ValueError("hipfer.fill_diagonal: array must be at least 2-d")
+    if a.ndim == 2:
+        step = a.shape[1] + 1
+        end = a.size if wrap else min(a.size, a.shape[1] * a.shape[1])
+    else:
+        if len(set(a.shape)) != 1:
+            raise ValueError("hipfer.fill_diagonal: all dimensions of input must be of "
+                             "equal length")
+        step = 1 + sum(math.prod(a.shape[:j]) for j in range(1, a.ndim))
+        end = a.size
+    vals = _values_for(a, val, "fill_diagonal")
+    flat = arange(0, end, step, dtype=_I64, device=a.device)
+    if flat.size and vals.size:
+        _put_flat(a, flat, _cycled(vals, flat.shape[0]))
+    return None
+
+
+def argwhere(a) -> Tensor:
+    """Coordinates (int64, shape (N, a.ndim)) of a's non-zero elements in C order; a 0-d
+    a gives shape (1, 0) or (0, 0). Reads one count (sync)."""
+    a = _as_tensor(a, "argwhere")
+    if a.ndim == 0:
+        n = nonzero(reshape(a, (1,)))[0].shape[0]
+        return empty((n, 0), dtype=_I64, device=a.device)
+    mask = a if a.dtype == np.bool_ else not_equal(a, 0)
+    be = get_backend(a.device)
+    coords, count = _ops.run_arrays(be, d.Nonzero(), [mask._data])
+    return Tensor(_ops.run_arrays(be, d.MakeContiguous(), [coords[:, :int(count)].T]))
+
+
+def flatnonzero(a) -> Tensor:
+    """Indices (int64) of the non-zero elements of the flattened a. Reads one count (sync)."""
+    return nonzero(_flat(_as_tensor(a, "flatnonzero")))[0]
