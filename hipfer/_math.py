@@ -549,7 +549,9 @@ def unpackbits(a, /, axis=None, count=None, bitorder="big") -> Tensor:
         if not isinstance(count, (int, np.integer)):
             raise TypeError("hipfer.unpackbits: count must be an integer or None")
         total = bits.shape[-1]
-        keep = int(count) if count >= 0 else max(total + int(count), 0)
+        if count < -total:
+            raise ValueError("hipfer.unpackbits: -count larger than number of elements")
+        keep = int(count) if count >= 0 else total + int(count)
         if keep <= total:
             bits = bits[..., :keep]
         else:
