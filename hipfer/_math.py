@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from . import _dtypes, linalg
+from . import _dtypes, fft, linalg
 from ._core import cast
 from ._creation import arange, asarray, zeros
 from ._elementwise import (abs as abs_, bitwise_and, bitwise_right_shift, conj, equal, greater,
@@ -114,27 +114,24 @@ def ediff1d(ary, to_end=None, to_begin=None) -> Tensor:
     return concat(parts) if len(parts) > 1 else parts[0]
 
 
+def _ndim(v) -> int:
+    return v.ndim if isinstance(v, Tensor) else np.ndim(v)
+
+
 def _spacings(f: Tensor, varargs, axes, fn):
-    """One spacing per axis: a Python scalar or a 1-d Tensor of coordinate differences."""
-    n = len(varargs)
-    if n == 0:
+    """One spacing per axis: a scalar, or the differences of a 1-d coordinate tensor."""
+    if not varargs:
         return [1.0] * len(axes)
-    if n == 1 and not isinstance(varargs[0], (Tensor, list, tuple, np.ndarray)) or \
-            n == 1 and np.ndim(varargs[0]) == 0 and not isinstance(varargs[0], Tensor):
+    if len(varargs) == 1 and _ndim(varargs[0]) == 0:  # one scalar for every axis
         return [varargs[0]] * len(axes)
-    if n == 1 and isinstance(varargs[0], Tensor) and varargs[0].ndim == 0:
-        return [varargs[0]] * len(axes)
-    if n != len(axes):
+    if len(varargs) != len(axes):
         raise TypeError(f"hipfer.{fn}: invalid number of arguments")
     out = []
     for ax, d in zip(axes, varargs):
-        if not isinstance(d, Tensor) and np.ndim(d) == 0:
+        if _ndim(d) == 0:
             out.append(d)
             continue
         d = _arr(d, f.device)
-        if d.ndim == 0:
-            out.append(d)
-            continue
         if d.ndim != 1:
             raise ValueError(f"hipfer.{fn}: distances must be either scalars or 1d")
         if d.shape[0] != f.shape[ax]:
@@ -368,7 +365,9 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None) -> Tensor:
 
 def convolve(a, v, mode="full") -> Tensor:
     """Discrete linear convolution of 1-d a and v, modes 'full', 'same', 'valid'. Each output
-    is a dot of v reversed with a window of a (gathered on the device, in blocks)."""
+    is a dot of v reversed with a window of a (gathered on the device, in blocks); floating
+    inputs with more than 128 taps go through an FFT instead (rounding relative to the
+    largest output, as with any FFT convolution)."""
     a, v = _pair(a, v)
     a, v = reshape(a, (-1,)), reshape(v, (-1,))
     if a.size == 0:
@@ -385,6 +384,8 @@ def convolve(a, v, mode="full") -> Tensor:
     lo, hi = starts[mode]
     dt = _dtypes.result_type(a.dtype, v.dtype)
     a, v = cast(a, dt), cast(v, dt)
+    if dt.kind in "fc" and m > _FFT_TAPS:
+        return cast(_convolve_fft(a, v)[lo:hi], dt)
     pad = zeros((m - 1,), dtype=dt, device=a.device)
     padded = concat([pad, a, pad])
     taps = arange(m, dtype=_dtypes.int64, device=a.device)
@@ -397,6 +398,20 @@ def convolve(a, v, mode="full") -> Tensor:
         win = reshape(take(padded, idx), (rows.shape[0], m))
         parts.append(_contract(win, vr, 1))
     return cast(concat(parts), dt) if parts else zeros((0,), dtype=dt, device=a.device)
+
+
+#: floating convolutions with more taps than this go through the FFT: O(n log n) instead of
+#: O(n m); the rounding is then relative to the largest outputs, not to each one
+_FFT_TAPS = 128
+
+
+def _convolve_fft(a: Tensor, v: Tensor) -> Tensor:
+    """The full linear convolution of 1-d floating a and v by one zero-padded FFT."""
+    size = a.shape[0] + v.shape[0] - 1
+    nfft = 1 << (size - 1).bit_length()
+    if a.dtype.kind == "c":
+        return fft.ifft(fft.fft(a, n=nfft) * fft.fft(v, n=nfft))[:size]
+    return fft.irfft(fft.rfft(a, n=nfft) * fft.rfft(v, n=nfft), n=nfft)[:size]
 
 
 # ------------------------------------------------------------------ interp

@@ -42,7 +42,7 @@ def tol(dt, acc=True):
 
 
 # ------------------------------------------------------------------ scans
-@pytest.mark.parametrize("dt", dtypes_of("biuf"), ids=ids(dtypes_of("biuf")))
+@pytest.mark.parametrize("dt", dtypes_of("biufc"), ids=ids(dtypes_of("biufc")))
 @pytest.mark.parametrize("shape,axis", [((), None), ((0,), None), ((7,), 0), ((3, 4), None),
                                         ((3, 4), 1), ((2, 3, 4), -2)])
 def test_cumsum_cumprod(be, rng, dt, shape, axis):
@@ -68,6 +68,22 @@ def test_cumsum_dtype_out_noncontig(be, rng):
 
 
 # ------------------------------------------------------------------ differences
+@pytest.mark.parametrize("dt", dtypes_of("biufc"), ids=ids(dtypes_of("biufc")))
+def test_diff_numpy_forms(be, rng, dt):
+    """NumPy's positional n and axis, scalar and array_like prepend/append."""
+    x = data(rng, (3, 5), dt)
+    t = hf.asarray(be.asarray(x))
+    check(hf.diff(t, 2, 0), np.diff(x, 2, 0))
+    check(hf.diff(t[:, ::-2], 1), np.diff(x[:, ::-2], 1))
+    check(hf.diff(t, prepend=x[0, 0], append=x[:, :2]), np.diff(x, prepend=x[0, 0], append=x[:, :2]))
+    if dt != np.uint64:  # a list of ints is int64: hipfer refuses int64 with uint64
+        check(hf.diff(t.mT, axis=0, prepend=x.T[0:1].tolist()), np.diff(x.T, axis=0, prepend=x.T[0:1].tolist()))
+        check(hf.diff(x[0].tolist()), np.diff(x[0].tolist()))
+    check(hf.diff(t, 0), np.diff(x, 0))
+    with pytest.raises(ValueError):
+        hf.diff(t, prepend=x[:2])
+
+
 @pytest.mark.parametrize("dt", dtypes_of("iufc"), ids=ids(dtypes_of("iufc")))
 def test_ediff1d(be, rng, dt):
     x = data(rng, (3, 4), dt)
@@ -226,6 +242,25 @@ def test_convolve(be, rng, dt, mode, n, m):
     a, v = data(rng, (n,), dt), data(rng, (m,), dt)
     check(hf.convolve(hf.asarray(be.asarray(a)), hf.asarray(be.asarray(v)), mode),
           np.convolve(a, v, mode), tol(dt))
+
+
+@pytest.mark.parametrize("dt", dtypes_of("f") + dtypes_of("c") + [np.dtype(np.int32)],
+                         ids=ids(dtypes_of("fc") + [np.dtype(np.int32)]))
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+def test_convolve_long(be, rng, dt, mode):
+    """Past 128 taps floating inputs take the FFT path: rounding relative to the largest
+    output; integers stay exact."""
+    a, v = data(rng, (300,), dt, scale=1.0), data(rng, (200,), dt, scale=1.0)
+    got = hf.convolve(hf.asarray(be.asarray(v)), hf.asarray(be.asarray(a)), mode)
+    want = np.convolve(v, a, mode)
+    if dt.kind in "iu":
+        check(got, want)
+        return
+    scale = float(np.abs(a.astype(np.complex128)).sum() * np.abs(v.astype(np.complex128)).max())
+    assert host(got).dtype == want.dtype and host(got).shape == want.shape
+    eps = np.finfo(dt).eps
+    np.testing.assert_allclose(host(got).astype(np.complex128), want.astype(np.complex128),
+                               rtol=0, atol=20 * eps * scale)
 
 
 def test_convolve_errors(be):
