@@ -79,8 +79,8 @@ def _along(x: Tensor, axis: int, sl: slice) -> Tensor:
 def _scan(fn, name):
     def scan(a, axis=None, dtype=None, out=None):
         x = _arr(a)
-        if axis is None:  # NumPy scans the flattened array
-            x, axis = reshape(x, (-1,)), 0
+        if axis is None or x.ndim == 0:  # NumPy scans the flattened array (0-d: as 1-d)
+            x, axis = reshape(x, (-1,)), 0 if axis is None else axis
         axis = _axis(axis, x.ndim, name)
         return _out(fn(x, axis=axis, dtype=None if dtype is None else np.dtype(dtype)), out, name)
     scan.__name__ = name
@@ -369,6 +369,8 @@ def convolve(a, v, mode="full") -> Tensor:
     inputs with more than 128 taps go through an FFT instead (rounding relative to the
     largest output, as with any FFT convolution)."""
     a, v = _pair(a, v)
+    if a.ndim > 1 or v.ndim > 1:
+        raise ValueError("hipfer.convolve: a and v must be 1-d (or scalars)")
     a, v = reshape(a, (-1,)), reshape(v, (-1,))
     if a.size == 0:
         raise ValueError("hipfer.convolve: a cannot be empty")
@@ -425,7 +427,7 @@ def _interp_real(x: Tensor, xp: Tensor, fp: Tensor, left, right) -> Tensor:
         j = where(less(j, 0), 0, where(greater(j, n - 2), n - 2, j))
         x0, x1, y0, y1 = take(xp, j), take(xp, j + 1), take(fp, j), take(fp, j + 1)
         slope = (y1 - y0) / (x1 - x0)
-        f = slope * (x - x0) + y0
+        f = where(equal(x, x0), y0, slope * (x - x0) + y0)  # NumPy's: no inf * 0 at a node
         # NumPy's fallbacks for a NaN (infinite slope): from the right end, then y0
         alt = slope * (x - x1) + y1
         alt = where(logical_and(isnan(alt), equal(y0, y1)), y0, alt)
@@ -532,8 +534,8 @@ def packbits(a, /, axis=None, bitorder="big") -> Tensor:
     x = _arr(a)
     if x.dtype.kind not in "biu":
         raise TypeError("hipfer.packbits: Expected an input array of integer or boolean data type")
-    if axis is None:
-        x, axis = reshape(x, (-1,)), 0
+    if axis is None or x.ndim == 0:  # the flattened x (0-d: as 1-d, as in NumPy)
+        x, axis = reshape(x, (-1,)), 0 if axis is None else axis
     axis = _axis(axis, x.ndim, "packbits")
     shifts = _bit_weights(bitorder, _dtypes.uint8, x.device, "packbits")
     bits = cast(not_equal(moveaxis(x, axis, -1), 0), _dtypes.uint8)
@@ -553,8 +555,8 @@ def unpackbits(a, /, axis=None, count=None, bitorder="big") -> Tensor:
     x = _arr(a)
     if x.dtype != _dtypes.uint8:
         raise TypeError("hipfer.unpackbits: Expected an input array of unsigned byte data type")
-    if axis is None:
-        x, axis = reshape(x, (-1,)), 0
+    if axis is None or x.ndim == 0:  # the flattened x (0-d: as 1-d, as in NumPy)
+        x, axis = reshape(x, (-1,)), 0 if axis is None else axis
     axis = _axis(axis, x.ndim, "unpackbits")
     shifts = _bit_weights(bitorder, _dtypes.uint8, x.device, "unpackbits")
     y = moveaxis(x, axis, -1)

@@ -266,6 +266,8 @@ def test_convolve_long(be, rng, dt, mode):
 def test_convolve_errors(be):
     a = hf.asarray(be.asarray(np.arange(3.0)))
     with pytest.raises(ValueError):
+        hf.convolve(a.reshape(1, 3), a)
+    with pytest.raises(ValueError):
         hf.convolve(a, a[:0])
     with pytest.raises(ValueError):
         hf.convolve(a, a, mode="middle")
@@ -286,6 +288,10 @@ def test_interp(be, rng):
     xpp = rng.uniform(-180, 180, 5)
     check(hf.interp(hf.asarray(be.asarray(xs)), xpp, fp[:5], period=360),
           np.interp(xs, xpp, fp[:5], period=360), 1e-12)
+    # inf in fp: NumPy takes fp at a node rather than inf * 0
+    fi = np.array([0.0, np.inf, 2.0])
+    xi = np.array([0.0, 0.5, 1.0, 1.5, 2.0])
+    check(hf.interp(hf.asarray(be.asarray(xi)), [0.0, 1.0, 2.0], fi), np.interp(xi, [0.0, 1.0, 2.0], fi))
     x32 = x.astype(np.float32)
     check(hf.interp(hf.asarray(be.asarray(x32)), txp, tfp), np.interp(x32, xp, fp), 1e-12)
 
@@ -363,6 +369,14 @@ def test_unpackbits(be, rng, shape, axis, count, bitorder):
     check(hf.unpackbits(t, axis=axis, count=count, bitorder=bitorder), want)
     if x.ndim == 2:
         check(hf.unpackbits(t.mT, axis=axis), np.unpackbits(x.T, axis=axis))
+
+
+def test_bits_0d_axis(be):
+    """A 0-d input with axis=0 is one element, as in NumPy."""
+    t = hf.asarray(be.asarray(np.array(5, np.uint8)))
+    check(hf.packbits(t, axis=0), np.packbits(np.array(5, np.uint8), axis=0))
+    check(hf.unpackbits(t, axis=0), np.unpackbits(np.array(5, np.uint8), axis=0))
+    check(hf.cumsum(t, axis=0), np.cumsum(np.array(5, np.uint8), axis=0))
 
 
 def test_bits_errors(be):
