@@ -181,7 +181,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
 
 
 def union1d(ar1, ar2) -> Tensor:
-    """The sorted distinct values found in either flattened input."""
+    """The sorted distinct values found in either flattened input. Reads one size back."""
     a, b = _pair(ar1, ar2)
     return unique(concat([a.reshape(-1), b.reshape(-1)]))
 
@@ -213,7 +213,8 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
 
 
 def setdiff1d(ar1, ar2, assume_unique=False) -> Tensor:
-    """The values of ar1 (unique and sorted unless assume_unique) not in ar2."""
+    """The values of ar1 (unique and sorted unless assume_unique) not in ar2. Reads one
+    size back."""
     a, b = _pair(ar1, ar2)
     a = a.reshape(-1) if assume_unique else unique(a)
     return a[isin(a, b.reshape(-1) if assume_unique else unique(b), assume_unique=True,
@@ -222,7 +223,7 @@ def setdiff1d(ar1, ar2, assume_unique=False) -> Tensor:
 
 def setxor1d(ar1, ar2, assume_unique=False) -> Tensor:
     """The sorted values in exactly one of the inputs (each assumed free of repeats when
-    assume_unique)."""
+    assume_unique). Reads one size back."""
     a, b = _pair(ar1, ar2)
     if not assume_unique:
         a, b = unique(a), unique(b)
