@@ -16,9 +16,10 @@ import numpy as np
 from . import _dtypes, fft, linalg
 from ._core import cast
 from ._creation import arange, asarray, zeros
-from ._elementwise import (abs as abs_, bitwise_and, bitwise_right_shift, conj, equal, greater,
-                           imag, isfinite, isnan, less, less_equal, logical_and, logical_or,
-                           multiply, not_equal, real, remainder, subtract, where)
+from ._elementwise import (abs as abs_, bitwise_and, bitwise_left_shift, bitwise_right_shift,
+                           conj, equal, greater, imag, isfinite, isnan, less, less_equal,
+                           logical_and, logical_or, multiply, not_equal, real, remainder,
+                           subtract, where)
 from ._indexing import take
 from ._manipulation import concat, stack
 from ._searching import searchsorted
@@ -63,7 +64,8 @@ def _out(res: Tensor, out, fn: str) -> Tensor:
     if not isinstance(out, Tensor):
         raise TypeError(f"hipfer.{fn}: out must be a hipfer Tensor, got {type(out).__name__}")
     if out.shape != res.shape:
-        raise ValueError(f"hipfer.{fn}: out has shape {out.shape}, the result has shape {res.shape}")
+        raise ValueError(f"hipfer.{fn}: out has shape {out.shape}, the result has shape "
+                         f"{res.shape}")
     if not np.can_cast(res.dtype, out.dtype, "same_kind"):
         raise TypeError(f"hipfer.{fn}: cannot cast the result from {res.dtype} to {out.dtype} "
                         "with casting rule 'same_kind'")
@@ -248,8 +250,8 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * math.pi) -> Tensor:
     low = -high
     ddmod = remainder(dd - low, period) + low
     if ambiguous:
-        ddmod = where(logical_and(equal(ddmod, low), greater(dd, 0)), cast(asarray(high, device=p.device), dt), ddmod)
-    correct = where(less(abs_(dd), discont), cast(asarray(0, device=p.device), dt), ddmod - dd)
+        ddmod = where(logical_and(equal(ddmod, low), greater(dd, 0)), high, ddmod)
+    correct = where(less(abs_(dd), discont), 0, ddmod - dd)
     up = cast(p, dt)
     return concat([_along(up, axis, slice(0, 1)),
                    _along(up, axis, slice(1, None)) + cumulative_sum(correct, axis=axis, dtype=dt)],
@@ -382,7 +384,8 @@ def convolve(a, v, mode="full") -> Tensor:
     starts = {"full": (0, n + m - 1), "same": ((m - 1) // 2, (m - 1) // 2 + n),
               "valid": (m - 1, n)}
     if mode not in starts:
-        raise ValueError(f"hipfer.convolve: mode must be one of 'valid', 'same', 'full', got {mode!r}")
+        raise ValueError(f"hipfer.convolve: mode must be one of 'valid', 'same', 'full', "
+                         f"got {mode!r}")
     lo, hi = starts[mode]
     dt = _dtypes.result_type(a.dtype, v.dtype)
     a, v = cast(a, dt), cast(v, dt)
@@ -438,6 +441,14 @@ def _interp_real(x: Tensor, xp: Tensor, fp: Tensor, left, right) -> Tensor:
     return reshape(f, shape)
 
 
+def _parts(v):
+    """(real, imag) of a complex left/right value, (None, None) for None (a Tensor is split
+    on its device, not read back)."""
+    if isinstance(v, Tensor):
+        return (real(v), imag(v)) if v.dtype.kind == "c" else (v, 0.0)
+    return (None, None) if v is None else (complex(v).real, complex(v).imag)
+
+
 def interp(x, xp, fp, left=None, right=None, period=None) -> Tensor:
     """Piecewise-linear interpolation of (xp, fp) at x (xp increasing, not checked, as in
     NumPy); left/right for x outside xp (default fp's end values); period for angles.
@@ -466,8 +477,7 @@ def interp(x, xp, fp, left=None, right=None, period=None) -> Tensor:
         fp = concat([fp[-1:], fp, fp[0:1]])
     if fp.dtype.kind == "c":
         fp = cast(fp, _dtypes.complex128)
-        split = lambda v: (None, None) if v is None else (complex(v).real, complex(v).imag)  # noqa: E731
-        (lr, li), (rr, ri) = split(left), split(right)
+        (lr, li), (rr, ri) = _parts(left), _parts(right)
         re = _interp_real(x, xp, real(fp), lr, rr)
         im = _interp_real(x, xp, imag(fp), li, ri)
         out = zeros(re.shape, dtype=_dtypes.complex128, device=re.device)
@@ -521,10 +531,11 @@ def array_equiv(a1, a2) -> bool:
 
 
 # ------------------------------------------------------------------ bits
-def _bit_weights(bitorder: str, dt, device, fn: str) -> Tensor:
+def _bit_shifts(bitorder: str, device, fn: str) -> Tensor:
+    """The shift of each of a byte's 8 bits, in order: 7..0 ('big') or 0..7 ('little')."""
     if bitorder not in ("big", "little"):
         raise ValueError(f"hipfer.{fn}: 'order' must be either 'little' or 'big'")
-    w = arange(8, dtype=dt, device=device)
+    w = arange(8, dtype=_dtypes.uint8, device=device)
     return flip(w) if bitorder == "big" else w
 
 
@@ -537,15 +548,14 @@ def packbits(a, /, axis=None, bitorder="big") -> Tensor:
     if axis is None or x.ndim == 0:  # the flattened x (0-d: as 1-d, as in NumPy)
         x, axis = reshape(x, (-1,)), 0 if axis is None else axis
     axis = _axis(axis, x.ndim, "packbits")
-    shifts = _bit_weights(bitorder, _dtypes.uint8, x.device, "packbits")
+    shifts = _bit_shifts(bitorder, x.device, "packbits")
     bits = cast(not_equal(moveaxis(x, axis, -1), 0), _dtypes.uint8)
     n = bits.shape[-1]
     if n % 8:
         bits = concat([bits, zeros(bits.shape[:-1] + (8 - n % 8,), dtype=_dtypes.uint8,
                                    device=x.device)], axis=-1)
     groups = reshape(bits, bits.shape[:-1] + (bits.shape[-1] // 8, 8))
-    weights = cast(2 ** cast(shifts, _dtypes.int64), _dtypes.uint8)
-    packed = cast(sum_(groups * weights, axis=-1), _dtypes.uint8)
+    packed = cast(sum_(bitwise_left_shift(groups, shifts), axis=-1), _dtypes.uint8)
     return moveaxis(packed, -1, axis)
 
 
@@ -558,7 +568,7 @@ def unpackbits(a, /, axis=None, count=None, bitorder="big") -> Tensor:
     if axis is None or x.ndim == 0:  # the flattened x (0-d: as 1-d, as in NumPy)
         x, axis = reshape(x, (-1,)), 0 if axis is None else axis
     axis = _axis(axis, x.ndim, "unpackbits")
-    shifts = _bit_weights(bitorder, _dtypes.uint8, x.device, "unpackbits")
+    shifts = _bit_shifts(bitorder, x.device, "unpackbits")
     y = moveaxis(x, axis, -1)
     bits = bitwise_and(bitwise_right_shift(reshape(y, y.shape + (1,)), shifts), 1)
     bits = reshape(bits, y.shape[:-1] + (y.shape[-1] * 8,))
