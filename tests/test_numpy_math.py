@@ -75,9 +75,11 @@ def test_diff_numpy_forms(be, rng, dt):
     t = hf.asarray(be.asarray(x))
     check(hf.diff(t, 2, 0), np.diff(x, 2, 0))
     check(hf.diff(t[:, ::-2], 1), np.diff(x[:, ::-2], 1))
-    check(hf.diff(t, prepend=x[0, 0], append=x[:, :2]), np.diff(x, prepend=x[0, 0], append=x[:, :2]))
+    check(hf.diff(t, prepend=x[0, 0], append=x[:, :2]),
+          np.diff(x, prepend=x[0, 0], append=x[:, :2]))
     if dt != np.uint64:  # a list of ints is int64: hipfer refuses int64 with uint64
-        check(hf.diff(t.mT, axis=0, prepend=x.T[0:1].tolist()), np.diff(x.T, axis=0, prepend=x.T[0:1].tolist()))
+        check(hf.diff(t.mT, axis=0, prepend=x.T[0:1].tolist()),
+              np.diff(x.T, axis=0, prepend=x.T[0:1].tolist()))
         check(hf.diff(x[0].tolist()), np.diff(x[0].tolist()))
     check(hf.diff(t, 0), np.diff(x, 0))
     with pytest.raises(ValueError):
@@ -109,7 +111,8 @@ def test_gradient(be, rng, dt, edge_order):
     for g, e in zip(r, w):
         check(g, e, tol(e.dtype))
     check(hf.gradient(t, 0.5, axis=1, edge_order=edge_order),
-          np.gradient(x, 0.5, axis=1, edge_order=edge_order), tol(x.dtype if dt.kind in "fc" else np.float64))
+          np.gradient(x, 0.5, axis=1, edge_order=edge_order),
+          tol(x.dtype if dt.kind in "fc" else np.float64))
 
 
 @pytest.mark.parametrize("edge_order", [1, 2])
@@ -150,7 +153,10 @@ def test_trapezoid(be, rng, dt):
     check(hf.trapezoid(t, x=x2), np.trapezoid(y, x=x2), 1e-5)
 
 
-@pytest.mark.parametrize("dt", FLOATS + [np.dtype(np.int64)], ids=ids(FLOATS + [np.dtype(np.int64)]))
+UNWRAP_DT = FLOATS + [np.dtype(np.int64)]
+
+
+@pytest.mark.parametrize("dt", UNWRAP_DT, ids=ids(UNWRAP_DT))
 def test_unwrap(be, rng, dt):
     p = (np.cumsum(rng.standard_normal((3, 8)) * 3, axis=1)).astype(dt)
     t = hf.asarray(be.asarray(p))
@@ -177,7 +183,6 @@ def test_dot_inner(be, rng, dt, sa, sb):
     a, b = _prod_data(rng, sa, dt), _prod_data(rng, sb, dt)
     ta, tb = hf.asarray(be.asarray(a)), hf.asarray(be.asarray(b))
     check(hf.dot(ta, tb), np.dot(a, b), tol(dt))
-    bi = _prod_data(rng, sb[:-2] + sb[-1:] if len(sb) >= 2 else sb, dt)
     bi = _prod_data(rng, (2,) + sa[-1:] if sa else sb, dt)
     check(hf.inner(ta, hf.asarray(be.asarray(bi))), np.inner(a, bi), tol(dt))
 
@@ -224,7 +229,8 @@ def test_cross(be, rng, dt):
     check(hf.cross(ta, tb), np.cross(a, b), tol(dt))
     a2 = data(rng, (3, 2, 4), dt)
     t2 = hf.asarray(be.asarray(a2))
-    check(hf.cross(t2, ta.mT, axisa=0, axisb=0, axisc=1), np.cross(a2, a.T, axisa=0, axisb=0, axisc=1), tol(dt))
+    check(hf.cross(t2, ta.mT, axisa=0, axisb=0, axisc=1),
+          np.cross(a2, a.T, axisa=0, axisb=0, axisc=1), tol(dt))
     with pytest.warns(DeprecationWarning):
         w = np.cross(a[:, :2], b[:2])
     check(hf.cross(ta[:, :2], tb[:2]), w, tol(dt))
@@ -281,7 +287,8 @@ def test_interp(be, rng):
     tx, txp, tfp = (hf.asarray(be.asarray(v)) for v in (x, xp, fp))
     check(hf.interp(tx, txp, tfp), np.interp(x, xp, fp), 1e-12)
     check(hf.interp(tx, txp, tfp, left=-7.0, right=9.0), np.interp(x, xp, fp, -7.0, 9.0), 1e-12)
-    check(hf.interp(tx[:4].reshape(2, 2), txp[:1], tfp[:1]), np.interp(x[:4].reshape(2, 2), xp[:1], fp[:1]))
+    check(hf.interp(tx[:4].reshape(2, 2), txp[:1], tfp[:1]),
+          np.interp(x[:4].reshape(2, 2), xp[:1], fp[:1]))
     fc = fp + 1j * rng.standard_normal(6)
     check(hf.interp(tx, txp, hf.asarray(be.asarray(fc))), np.interp(x, xp, fc), 1e-12)
     xs = rng.uniform(-400, 400, 12)
@@ -291,7 +298,8 @@ def test_interp(be, rng):
     # inf in fp: NumPy takes fp at a node rather than inf * 0
     fi = np.array([0.0, np.inf, 2.0])
     xi = np.array([0.0, 0.5, 1.0, 1.5, 2.0])
-    check(hf.interp(hf.asarray(be.asarray(xi)), [0.0, 1.0, 2.0], fi), np.interp(xi, [0.0, 1.0, 2.0], fi))
+    check(hf.interp(hf.asarray(be.asarray(xi)), [0.0, 1.0, 2.0], fi),
+          np.interp(xi, [0.0, 1.0, 2.0], fi))
     x32 = x.astype(np.float32)
     check(hf.interp(hf.asarray(be.asarray(x32)), txp, tfp), np.interp(x32, xp, fp), 1e-12)
 
@@ -426,4 +434,5 @@ def test_numpy_dispatch_predicates(be, rng, refuse_host):
     assert np.allclose(t, t) is True
     assert np.array_equal(t, t) is True
     assert np.array_equiv(t, t[None]) is True
-    assert isinstance(np.unpackbits(hf.asarray(be.asarray(np.arange(3, dtype=np.uint8)))), hf.Tensor)
+    u = hf.asarray(be.asarray(np.arange(3, dtype=np.uint8)))
+    assert isinstance(np.unpackbits(u), hf.Tensor)
