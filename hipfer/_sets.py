@@ -56,11 +56,18 @@ def _flat(x, fn) -> Tensor:
 
 
 def _stable_order(flat: Tensor) -> Tensor:
-    """Stable ascending argsort; complex: by real part, ties by imaginary part."""
+    """Stable ascending argsort; complex: by real part, ties by imaginary part, with
+    NumPy's places for NaNs: [R + Rj, R + nanj, nan + Rj, nan + nanj]."""
     if flat.dtype.kind != "c":
         return argsort(flat, stable=True)
-    by_imag = argsort(imag(flat), stable=True)
-    return take(by_imag, argsort(take(real(flat), by_imag), stable=True))
+    re, im = real(flat), imag(flat)
+    order = argsort(im, stable=True)
+    order = take(order, argsort(take(re, order), stable=True))
+    # last, by NaN class: 0 none, 1 only the imaginary part NaN, 2 the real part NaN
+    nan_re = isnan(re)
+    cls = cast(nan_re, _dtypes.int8) * 2 + cast(bitwise_and(isnan(im), equal(nan_re, False)),
+                                                 _dtypes.int8)
+    return take(order, argsort(take(cls, order), stable=True))
 
 
 def _rows_order(rows: Tensor) -> Tensor:
@@ -154,8 +161,8 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     """NumPy's unique: the sorted distinct values of the flattened ar (axis=None) or the
     distinct slices along axis, with first indices, inverse (ar's shape for axis=None,
     1-d otherwise) and counts on request (a tuple then). equal_nan=True gives all NaNs
-    one entry (complex: only NaNs that sort next to each other). The output is always
-    sorted. Reads one size back (the output size depends on the data)."""
+    (complex: every value with a NaN part) one entry. The output is always sorted.
+    Reads one size back (the output size depends on the data)."""
     x = _arr(ar)
     if axis is None:
         g = _Groups(x.reshape(-1), return_index or return_inverse, bool(equal_nan))
