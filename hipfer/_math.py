@@ -73,6 +73,15 @@ def _out(res: Tensor, out, fn: str) -> Tensor:
     return out
 
 
+def _broadcast(fn: str, *shapes) -> tuple:
+    """The broadcast shape, or NumPy's ValueError naming the function called."""
+    try:
+        return broadcast_shapes(*shapes)
+    except ValueError:
+        raise ValueError(f"hipfer.{fn}: shapes {', '.join(map(str, shapes))} cannot be "
+                         "broadcast together") from None
+
+
 def _along(x: Tensor, axis: int, sl: slice) -> Tensor:
     return x[(slice(None),) * axis + (sl,)]
 
@@ -352,7 +361,7 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None) -> Tensor:
     if dt.kind == "b":
         raise TypeError("hipfer.cross: boolean subtract is not supported")
     a, b = cast(a, dt), cast(b, dt)
-    shape = broadcast_shapes(a.shape[:-1], b.shape[:-1])
+    shape = _broadcast("cross", a.shape[:-1], b.shape[:-1])
     a0, a1, b0, b1 = a[..., 0], a[..., 1], b[..., 0], b[..., 1]
     z = broadcast_to(a0 * b1 - a1 * b0, shape)
     if a.shape[-1] == 2 and b.shape[-1] == 2:
@@ -491,6 +500,7 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor:
     """|a - b| <= atol + rtol * |b| elementwise (b cast to a float dtype as NumPy does;
     infinities close only to themselves); equal_nan makes NaN close to NaN."""
     x, y = _pair(a, b)
+    _broadcast("isclose", x.shape, y.shape)
     y = cast(y, _dtypes.result_type(y.dtype, _dtypes.float64) if y.dtype.kind in "biu"
              else y.dtype)
     rt = _arr(rtol, x.device) if not isinstance(rtol, (int, float)) else rtol
@@ -525,7 +535,7 @@ def array_equiv(a1, a2) -> bool:
     a, b = _pair(a1, a2)
     try:
         broadcast_shapes(a.shape, b.shape)
-    except ValueError:
+    except ValueError:  # NumPy's answer for shapes that do not broadcast
         return False
     return bool(all_(equal(a, b)))
 

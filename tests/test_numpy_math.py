@@ -239,6 +239,8 @@ def test_cross(be, rng, dt):
     check(hf.cross(ta[:, :2], tb), w, tol(dt))
     with pytest.raises(ValueError):
         hf.cross(ta[:, :1], tb)
+    with pytest.raises(ValueError, match="cross"):
+        hf.cross(ta, ta[:3])
 
 
 @pytest.mark.parametrize("dt", dtypes_of("iuf") + dtypes_of("c"), ids=ids(NUM))
@@ -330,6 +332,10 @@ def test_isclose_allclose(be, rng, dt):
         assert type(r) is bool and r == np.allclose(a, b, **kw)
         assert hf.allclose(ta[1:], tb[1:], **kw) == np.allclose(a[1:], b[1:], **kw)
     check(hf.isclose(ta, 1), np.isclose(a, 1))
+    with pytest.raises(ValueError, match="isclose"):
+        hf.isclose(ta, tb[:, :2])
+    with pytest.raises(ValueError, match="isclose"):
+        hf.allclose(ta, tb[:, :2])
 
 
 @pytest.mark.parametrize("dt", dtypes_of("biuf") + dtypes_of("c"), ids=ids(dtypes_of("biufc")))
