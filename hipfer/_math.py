@@ -10,6 +10,7 @@ read one scalar back (said in their docstrings).
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -348,7 +349,7 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None) -> Tensor:
 
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None) -> Tensor:
     """Cross product of 2- or 3-element vectors along axisa/axisb (axis sets all three);
-    two 2-vectors give the z component only, as in NumPy."""
+    two 2-vectors give the z component only. 2-vectors warn as NumPy 2 does (deprecated)."""
     a, b = _pair(a, b)
     if axis is not None:
         axisa = axisb = axisc = axis
@@ -357,6 +358,10 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None) -> Tensor:
     if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
         raise ValueError("hipfer.cross: incompatible dimensions for cross product\n"
                          "(dimension must be 2 or 3)")
+    if a.shape[-1] == 2 or b.shape[-1] == 2:
+        warnings.warn("hipfer.cross: Arrays of 2-dimensional vectors are deprecated. Use arrays "
+                      "of 3-dimensional vectors instead. (deprecated in NumPy 2.0)",
+                      DeprecationWarning, stacklevel=2)
     dt = _dtypes.result_type(a.dtype, b.dtype)
     if dt.kind == "b":
         raise TypeError("hipfer.cross: boolean subtract is not supported")
