@@ -523,13 +523,22 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
     return bool(all_(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
 
 
+def _equal(a: Tensor, b: Tensor) -> Tensor:
+    """equal(a, b), also for a signed integer with uint64 (no common integer dtype; NumPy 2
+    compares them exactly): a negative value equals no unsigned one."""
+    if {a.dtype.kind, b.dtype.kind} == {"i", "u"} and _dtypes.uint64 in (a.dtype, b.dtype):
+        s, u = (a, b) if a.dtype.kind == "i" else (b, a)
+        return logical_and(greater(s, -1), equal(cast(s, _dtypes.uint64), u))
+    return equal(a, b)
+
+
 def array_equal(a1, a2, equal_nan=False) -> bool:
     """Same shape and equal elements (equal_nan: NaN equals NaN): a Python bool (reads
     one scalar back)."""
     a, b = _pair(a1, a2)
     if a.shape != b.shape:
         return False
-    eq = equal(a, b)
+    eq = _equal(a, b)
     if equal_nan and (a.dtype.kind in "fc" or b.dtype.kind in "fc"):
         eq = logical_or(eq, logical_and(isnan(a), isnan(b)))
     return bool(all_(eq))
@@ -542,7 +551,7 @@ def array_equiv(a1, a2) -> bool:
         broadcast_shapes(a.shape, b.shape)
     except ValueError:  # NumPy's answer for shapes that do not broadcast
         return False
-    return bool(all_(equal(a, b)))
+    return bool(all_(_equal(a, b)))
 
 
 # ------------------------------------------------------------------ bits

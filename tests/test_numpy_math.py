@@ -356,6 +356,17 @@ def test_array_equal_equiv(be, rng, dt):
     assert hf.array_equiv(ta, tb[:, :3]) is False
 
 
+def test_equal_signed_with_uint64(be):
+    """int64 with uint64 has no common integer dtype; NumPy 2 compares them exactly."""
+    i = np.array([0, 5, -1, 2**62], np.int64)
+    u = np.array([0, 5, 2**64 - 1, 2**62], np.uint64)
+    ti, tu = hf.asarray(be.asarray(i)), hf.asarray(be.asarray(u))
+    assert hf.array_equal(ti, tu) == np.array_equal(i, u) is False
+    assert hf.array_equal(ti[:2], tu[:2]) == np.array_equal(i[:2], u[:2]) is True
+    assert hf.array_equiv(tu[:1], ti[:1]) == np.array_equiv(u[:1], i[:1]) is True
+    check(hf.isclose(ti, tu), np.isclose(i, u))
+
+
 # ------------------------------------------------------------------ bits
 @pytest.mark.parametrize("dt", dtypes_of("biu"), ids=ids(dtypes_of("biu")))
 @pytest.mark.parametrize("shape,axis", [((), None), ((0,), None), ((13,), None), ((3, 10), 1),
