@@ -9,7 +9,7 @@ dispatched with no new code here:
   ``hipfer.fft.<name>`` (found by the function's ``__module__`` and ``__name__``);
 - ``ALIASES`` names the NumPy functions whose hipfer name differs (absolute -> abs, ...),
   ``ADAPTERS`` the few whose semantics need more than a rename (np.transpose's axes=None,
-  np.linalg.norm, np.diagonal's axis1/axis2, np.cumsum, np.take and np.squeeze with
+  np.linalg.norm, np.diagonal's axis1/axis2, np.take and np.squeeze with
   axis=None).
 
 Arguments are bound with NumPy's own signature and passed on by ``_call``: a NumPy
@@ -74,7 +74,6 @@ ALIASES = {
 RENAMES = {
     "clip": {"a_min": "min", "a_max": "max"},
     "std": {"ddof": "correction"}, "var": {"ddof": "correction"},
-    "cumsum": {"a": "x"}, "cumprod": {"a": "x"},
 }
 
 #: NumPy defaults that differ from hipfer's and must be passed on (np.array copies)
@@ -123,14 +122,6 @@ def _squeeze(ns, x, /, axis=None):
     return ns.squeeze(x, axis)
 
 
-def _flat_scan(name):
-    def scan(ns, x, /, axis=None, dtype=None):
-        if axis is None and x.ndim != 1:  # NumPy scans the flattened array
-            x, axis = reshape(x, (-1,)), 0
-        return getattr(ns, name)(x, axis=axis, dtype=dtype)
-    return scan
-
-
 def _norm(ns, x, /, ord=None, axis=None, keepdims=False):
     """np.linalg.norm: a vector norm over one axis (or all of them when ord is None), a
     matrix norm over two."""
@@ -158,8 +149,6 @@ ADAPTERS = {
     ("numpy", "diagonal"): (_diagonal, False),
     ("numpy", "take"): (_take, True),
     ("numpy", "squeeze"): (_squeeze, True),
-    ("numpy", "cumsum"): (_flat_scan("cumulative_sum"), True),
-    ("numpy", "cumprod"): (_flat_scan("cumulative_prod"), True),
     ("numpy.linalg", "norm"): (_norm, True),
 }
 

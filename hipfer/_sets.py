@@ -1,4 +1,5 @@
-"""Set functions: unique_all, unique_counts, unique_inverse, unique_values, isin.
+"""Set functions: unique_all, unique_counts, unique_inverse, unique_values, isin, and
+NumPy's unique (with axis=), union1d, intersect1d, setdiff1d, setxor1d.
 
 Composed from prims, on the flattened input: a stable Argsort (or Sort) puts equal
 values next to each other, ``s[i] != s[i - 1]`` marks where a new value starts (NaN
@@ -17,15 +18,18 @@ from typing import NamedTuple
 from . import _dtypes
 from ._core import cast, operands
 from ._creation import arange, ones, zeros
-from ._elementwise import bitwise_and, equal, greater, imag, not_equal, real
+from ._creation import asarray
+from ._elementwise import bitwise_and, equal, greater, imag, isnan, logical_and, not_equal, real
 from ._indexing import index_put, take
 from ._searching import searchsorted
 from ._sorting import argsort, sort
 from ._statistical import any as any_, cumulative_sum
 from ._tensor import Tensor
-from ._views import expand_dims
+from ._manipulation import concat
+from ._views import AxisError, expand_dims, moveaxis
 
-__all__ = ["isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
+__all__ = ["intersect1d", "isin", "setdiff1d", "setxor1d", "union1d", "unique", "unique_all",
+           "unique_counts", "unique_inverse", "unique_values"]
 
 
 class UniqueAllResult(NamedTuple):
@@ -52,35 +56,59 @@ def _flat(x, fn) -> Tensor:
 
 
 def _stable_order(flat: Tensor) -> Tensor:
-    """Stable ascending argsort; complex: by real part, ties by imaginary part."""
+    """Stable ascending argsort; complex: by real part, ties by imaginary part, with
+    NumPy's places for NaNs: [R + Rj, R + nanj, nan + Rj, nan + nanj]."""
     if flat.dtype.kind != "c":
         return argsort(flat, stable=True)
-    by_imag = argsort(imag(flat), stable=True)
-    return take(by_imag, argsort(take(real(flat), by_imag), stable=True))
+    re, im = real(flat), imag(flat)
+    order = argsort(im, stable=True)
+    order = take(order, argsort(take(re, order), stable=True))
+    # last, by NaN class: 0 none, 1 only the imaginary part NaN, 2 the real part NaN
+    nan_re = isnan(re)
+    cls = cast(nan_re, _dtypes.int8) * 2 + cast(bitwise_and(isnan(im), equal(nan_re, False)),
+                                                 _dtypes.int8)
+    return take(order, argsort(take(cls, order), stable=True))
+
+
+def _rows_order(rows: Tensor) -> Tensor:
+    """Stable lexicographic argsort of the rows of a 2-d tensor (first column first)."""
+    perm = arange(rows.shape[0], dtype=_dtypes.int64, device=rows.device)
+    for j in range(rows.shape[1] - 1, -1, -1):  # least significant column first
+        perm = take(perm, _stable_order(take(rows[:, j], perm)))
+    return perm
 
 
 class _Groups:
-    """Sorted elements of a flat tensor and their groups of equal values."""
+    """Sorted elements of a flat tensor (or rows of a 2-d one: rows=True) and their
+    groups of equal values; equal_nan puts all NaNs of a flat tensor in one group."""
 
-    def __init__(self, flat: Tensor, with_perm: bool):
-        n, dev = flat.size, flat.device
+    def __init__(self, flat: Tensor, with_perm: bool, equal_nan: bool = False, rows=False):
+        n, dev = flat.shape[0], flat.device
         complex_ = flat.dtype.kind == "c"  # no complex Sort: order through the permutation
-        self.perm = _stable_order(flat) if with_perm or complex_ else None
-        self.sorted = take(flat, self.perm) if self.perm is not None else sort(flat)
+        if rows:
+            self.perm = _rows_order(flat)
+        else:
+            self.perm = _stable_order(flat) if with_perm or complex_ else None
+        self.sorted = take(flat, self.perm, axis=0) if self.perm is not None else sort(flat)
         if n == 0:
             self.gid = zeros((0,), dtype=_dtypes.int64, device=dev)
             self.n_groups = 0
             self.starts = self.gid
             return
         s = self.sorted
-        self.gid = cumulative_sum(not_equal(s[1:], s[:-1]), include_initial=True)
+        new = not_equal(s[1:], s[:-1])
+        if rows:
+            new = any_(new, axis=1) if s.shape[1] else zeros((n - 1,), dtype=_dtypes.bool, device=dev)
+        elif equal_nan and s.dtype.kind in "fc":
+            new = bitwise_and(new, equal(logical_and(isnan(s[1:]), isnan(s[:-1])), False))
+        self.gid = cumulative_sum(new, include_initial=True)
         self.n_groups = int(self.gid[n - 1]) + 1  # the one device -> host read
         pos = arange(n, dtype=_dtypes.int64, device=dev)
         self.starts = index_put(zeros((self.n_groups,), dtype=_dtypes.int64, device=dev),
                                 (self.gid[::-1],), pos[::-1])
 
     def values(self) -> Tensor:
-        return take(self.sorted, self.starts)
+        return take(self.sorted, self.starts, axis=0)
 
     def counts(self) -> Tensor:
         dev = self.gid.device
@@ -119,10 +147,116 @@ def unique_all(x: Tensor, /) -> UniqueAllResult:
     return UniqueAllResult(g.values(), g.first_indices(), g.inverse(x.shape), g.counts())
 
 
-def isin(x1, x2, /, *, invert: bool = False) -> Tensor:
+def _arr(x, device=None) -> Tensor:
+    return x if isinstance(x, Tensor) else asarray(x, device=device)
+
+
+def _pair(a, b):
+    dev = a.device if isinstance(a, Tensor) else b.device if isinstance(b, Tensor) else None
+    return _arr(a, dev), _arr(b, dev)
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
+           equal_nan=True, sorted=True):
+    """NumPy's unique: the sorted distinct values of the flattened ar (axis=None) or the
+    distinct slices along axis, with first indices, inverse (ar's shape for axis=None,
+    1-d otherwise) and counts on request (a tuple then). equal_nan=True gives all NaNs
+    (complex: every value with a NaN part) one entry. The output is always sorted.
+    Reads one size back (the output size depends on the data)."""
+    x = _arr(ar)
+    if axis is None:
+        g = _Groups(x.reshape(-1), return_index or return_inverse, bool(equal_nan))
+        values, inv_shape = g.values(), x.shape
+    else:
+        if not isinstance(axis, int) or isinstance(axis, bool):
+            raise TypeError(f"hipfer.unique: axis must be an int, got {type(axis).__name__}")
+        if not -x.ndim <= axis < x.ndim:
+            raise AxisError(f"hipfer.unique: axis {axis} is out of bounds for array of "
+                            f"dimension {x.ndim}")
+        moved = moveaxis(x, axis, 0)
+        g = _Groups(moved.reshape((moved.shape[0], -1)), True, rows=True)
+        values = moveaxis(g.values().reshape((g.n_groups,) + moved.shape[1:]), 0, axis)
+        inv_shape = (moved.shape[0],)
+    out = [values]
+    if return_index:
+        out.append(g.first_indices())
+    if return_inverse:
+        out.append(g.inverse(inv_shape))
+    if return_counts:
+        out.append(g.counts())
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def union1d(ar1, ar2) -> Tensor:
+    """The sorted distinct values found in either flattened input. Reads one size back."""
+    a, b = _pair(ar1, ar2)
+    return unique(concat([a.reshape(-1), b.reshape(-1)]))
+
+
+def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
+    """The sorted values found in both flattened inputs; with return_indices, also the
+    indices of their first occurrences in each. Reads one size back."""
+    a, b = _pair(ar1, ar2)
+    if not assume_unique:
+        if return_indices:
+            a, ind1 = unique(a, return_index=True)
+            b, ind2 = unique(b, return_index=True)
+        else:
+            a, b = unique(a), unique(b)
+    else:
+        a, b = a.reshape(-1), b.reshape(-1)
+    aux = concat([a, b])
+    order = _stable_order(aux)
+    aux = take(aux, order)
+    mask = equal(aux[1:], aux[:-1])
+    common = aux[:-1][mask]
+    if not return_indices:
+        return common
+    i1 = order[:-1][mask]
+    i2 = order[1:][mask] - a.shape[0]
+    if not assume_unique:
+        i1, i2 = take(ind1, i1), take(ind2, i2)
+    return common, i1, i2
+
+
+def setdiff1d(ar1, ar2, assume_unique=False) -> Tensor:
+    """The values of ar1 (unique and sorted unless assume_unique) not in ar2. Reads one
+    size back."""
+    a, b = _pair(ar1, ar2)
+    a = a.reshape(-1) if assume_unique else unique(a)
+    return a[isin(a, b.reshape(-1) if assume_unique else unique(b), assume_unique=True,
+                  invert=True)]
+
+
+def setxor1d(ar1, ar2, assume_unique=False) -> Tensor:
+    """The sorted values in exactly one of the inputs (each assumed free of repeats when
+    assume_unique). Reads one size back."""
+    a, b = _pair(ar1, ar2)
+    if not assume_unique:
+        a, b = unique(a), unique(b)
+    aux = concat([a.reshape(-1), b.reshape(-1)])
+    if aux.shape[0] == 0:
+        return aux
+    aux = take(aux, _stable_order(aux))
+    edge = ones((1,), dtype=_dtypes.bool, device=aux.device)
+    flag = concat([edge, not_equal(aux[1:], aux[:-1]), edge])
+    return aux[bitwise_and(flag[1:], flag[:-1])]
+
+
+def isin(x1, x2, /, assume_unique=False, invert=False, *, kind=None) -> Tensor:
     """For each element of x1, whether it equals some element of x2 (bool, x1's shape);
-    NaN is in nothing. invert=True gives the negation. x1 or x2 may be a Python int."""
+    NaN is in nothing. invert=True gives the negation. x1 or x2 may be array_like (the
+    array API's isin and NumPy's). assume_unique is accepted (the result is the same);
+    kind 'sort' or 'table' picks NumPy's method and here gives the same answer
+    ('table' only for integer and bool inputs, as in NumPy)."""
+    if kind not in (None, "sort", "table"):
+        raise ValueError(f"hipfer.isin: Invalid kind: '{kind}'. Please use None, 'sort' or 'table'.")
+    if not isinstance(x1, Tensor) and not isinstance(x2, Tensor):
+        x1 = _arr(x1)
     a, b, dt = operands(x1, x2)
+    if kind == "table" and dt.kind not in "biu":
+        raise ValueError("hipfer.isin: The 'table' method is only supported for boolean or "
+                         "integer arrays. Please select 'sort' or None for kind.")
     a, b = cast(a, dt), cast(b, dt)
     if dt.kind == "c":
         found = _isin_by_blocks(a, b.reshape(-1))
