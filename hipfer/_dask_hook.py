@@ -8,6 +8,7 @@ serializers). A failing registration warns; it never breaks the user's import.
 """
 from __future__ import annotations
 
+import importlib
 import importlib.abc
 import sys
 import warnings
@@ -19,7 +20,9 @@ _HOOKS = {"dask.array": "register", "distributed": "register_serialization"}
 
 def _run(module: str) -> None:
     try:
-        import hipfer.dask as hd
+        # by name, as hipfer.__getattr__ loads its lazy subpackages: hipfer.dask sits above
+        # the namespace (it imports hipfer), and this hook only defers loading it
+        hd = importlib.import_module("hipfer.dask")
         fn = getattr(hd, _HOOKS[module], None)
         if fn is not None:
             fn()
