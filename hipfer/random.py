@@ -37,7 +37,6 @@ from . import _data_type_functions as _dtf
 from . import _dtypes
 from . import _elementwise as _ew
 from . import _indexing as _ix
-from . import _manipulation as _mp
 from . import _ops
 from . import _searching as _se
 from . import _sorting as _so
@@ -404,6 +403,7 @@ class Generator:
         a = self._param(a, name, "a")
         shape = self._size(name, size, a)
         self._check(name, a < 0, "a < 0")
+        a = _as_tensor(a, self._where())
         e = self._exp(shape)
         return _pick(a == 0, 0.0, _ew.pow(e, 1.0 / _pick(a == 0, 1.0, a)))
 
