@@ -45,6 +45,7 @@ from . import _views as _vw
 from . import linalg as _la
 from ._creation import _dev, _norm_shape
 from ._tensor import Tensor
+from .prims import counter_rng as _counter_rng
 from .prims import descriptors as _d
 
 __all__ = ["Generator", "default_rng"]
@@ -243,38 +244,70 @@ class Generator:
     def integers(self, low, high=None, size=None, dtype=None, endpoint=False) -> Tensor:
         """Uniform integers on [low, high) ([low, high] with endpoint=True; high=None:
         [0, low)) of any integer dtype or bool (default int64). Bounds may be tensors.
-        Lemire's multiply-high map of 64 random bits: the bias is below span / 2^64."""
+        Unbiased: Lemire's multiply-high map of 64 random bits with rejection."""
         name = "hipfer.random.Generator.integers"
         dt = _dtypes.as_dtype(dtype if dtype is not None else _dtypes.int64)
         if dt.kind not in "iub":
             raise TypeError(f"{name}: unsupported dtype {dt} (an integer dtype or bool)")
         if high is None:
             low, high = 0, low
-        low = self._param(low, name, "low", _dtypes.int64)
-        high = self._param(high, name, "high", _dtypes.int64)
-        if endpoint:
-            high = high + 1
+        # bounds as Python ints or tensors of the widest integer type of dt's signedness
+        wide = _dtypes.int64 if dt.kind == "i" else _dtypes.uint64
+        low, high = self._bound(low, name, "low", wide), self._bound(high, name, "high", wide)
         info = _np.iinfo(_np.uint8 if dt.kind == "b" else dt)
-        lo_max = 1 if dt.kind == "b" else info.max
+        vmax = 1 if dt.kind == "b" else int(info.max)
         shape = self._size(name, size, low, high)
-        self._check(name, low < (0 if dt.kind == "b" else info.min),
-                    f"low is out of bounds for {dt}")
-        self._check(name, high - 1 > lo_max, f"high is out of bounds for {dt}")
-        self._check(name, low >= high, "low > high" if endpoint else "low >= high")
+        self._check(name, low < int(info.min), f"low is out of bounds for {dt}")
+        if endpoint:
+            self._check(name, low > high, "low > high")
+            top = high
+        else:
+            self._check(name, low >= high, "low >= high")
+            top = high - 1  # a tensor high > low here: no wrap
+        self._check(name, top > vmax, f"high is out of bounds for {dt}")
         work = _dtypes.uint8 if dt.kind == "b" else dt
-        if not _is_t(low) and not _is_t(high):
+        if not _is_t(low) and not _is_t(top):
             if _math.prod(shape) == 0:
                 return _cr.empty(shape, dtype=dt, device=self._where())
-            r = self._draw(_d.Integer(low, high), shape, work)
-        else:  # tensor bounds: the same multiply-high map, in uint64 tensor arithmetic
-            u64 = _dtypes.uint64
-            lo = _dtf.astype(_cr.asarray(low, dtype=_dtypes.int64, device=self._where()), u64)
-            hi = _dtf.astype(_cr.asarray(high, dtype=_dtypes.int64, device=self._where()), u64)
-            span = hi - lo  # wraps mod 2^64; 0 stands for 2^64
-            b = self._bits(shape)
-            r = _pick(span == 0, b, _mulhi64(b, span)) + lo
-            r = _dtf.astype(r, work)
+            r = self._draw(_d.Integer(low, top + 1), shape, work)
+        else:  # tensor bounds: the kernel's algorithm in uint64 tensor arithmetic
+            r = _dtf.astype(self._integers_t(low, top, shape, work), work)
         return _dtf.astype(r, dt) if dt.kind == "b" else r
+
+    def _bound(self, x, name, what, wide):
+        """An integer bound: a Python int, or a tensor of dtype wide (int64/uint64)."""
+        if not _is_t(x) and _np.ndim(x) == 0 and not isinstance(x, _np.ndarray):
+            if isinstance(x, (bool, _np.bool_)) or not isinstance(x, (int, _np.integer)):
+                raise TypeError(f"{name}: {what} must be an integer, got {type(x).__name__}")
+            return int(x)
+        t = x if _is_t(x) else _cr.asarray(x, device=self._where())
+        if t.dtype.kind not in "iub":
+            raise TypeError(f"{name}: {what} must be integers, got {t.dtype}")
+        if t.dtype.kind == "i" and wide == _dtypes.uint64:
+            self._check(name, t < 0, f"{what} is out of bounds for unsigned dtypes")
+        if t.dtype.kind == "u" and t.dtype.itemsize == 8 and wide == _dtypes.int64:
+            self._check(name, t > _np.uint64(2**63 - 1), f"{what} is out of bounds")
+        return _dtf.astype(t, wide) if t.dtype != wide else t
+
+    def _integers_t(self, low, top, shape, work):
+        """Tensor bounds [low, top]: the Integer prim's unbiased map (counter_rng.integer)
+        with per-element spans. Lemire's rejection runs a fixed number of rounds: 2 for
+        dtypes of 32 bits or less (span <= 2^32: the rejection chance per draw is below
+        2^-32), counter_rng.INT_TRIES otherwise, as the kernel's bound."""
+        u64 = _dtypes.uint64
+        dev = self._where()
+        lo = _dtf.astype(_as_tensor(low, dev, u64 if low >= 0 else _dtypes.int64)
+                         if not _is_t(low) else low, u64)
+        hi = _dtf.astype(_as_tensor(top, dev, u64 if top >= 0 else _dtypes.int64)
+                         if not _is_t(top) else top, u64)
+        span = _vw.broadcast_to(hi - lo + _np.uint64(1), shape)  # mod 2^64; 0 means 2^64
+        safe = _pick(span == 0, _np.uint64(1), span)
+        thresh = _pick(span == 0, _np.uint64(0), (_np.uint64(0) - safe) % safe)
+        b = self._bits(shape)
+        rounds = 2 if work.itemsize <= 4 else _counter_rng.INT_TRIES
+        for _ in range(rounds - 1):
+            b = _pick(b * span < thresh, _mix(b + _np.uint64(_counter_rng.GOLDEN)), b)
+        return _pick(span == 0, b, _mulhi64(b, span)) + lo
 
     # ------------------------------------------------------------------ normal family
     def standard_normal(self, size=None, dtype=None, out=None, *, device=None) -> Tensor:
@@ -757,6 +790,15 @@ def _mulhi64(a: Tensor, b: Tensor) -> Tensor:
     lo_lo, hi_lo, lo_hi, hi_hi = a_lo * b_lo, a_hi * b_lo, a_lo * b_hi, a_hi * b_hi
     cross = (lo_lo >> s32) + (hi_lo & m32) + lo_hi
     return hi_hi + (hi_lo >> s32) + (cross >> s32)
+
+
+def _mix(z: Tensor) -> Tensor:
+    """SplitMix64's output function (counter_rng.mix) on a uint64 tensor."""
+    z = z ^ (z >> _np.uint64(30))
+    z = z * _counter_rng._M1
+    z = z ^ (z >> _np.uint64(27))
+    z = z * _counter_rng._M2
+    return z ^ (z >> _np.uint64(31))
 
 
 def _first(ok: Tensor, values: Tensor, fallback) -> Tensor:

@@ -123,30 +123,41 @@ def test_integer_mulhi_reference_is_the_128_bit_high_word(rng):
 
 
 @pytest.mark.parametrize("low,high,want", [
-    (0, 10, (0, 10)),
-    (-5, 5, (2**64 - 5, 10)),
-    (-2**63, 2**63, (2**63, 0)),       # the whole int64 range: span 2^64 -> 0
-    (0, 2**64, (0, 0)),                # the whole uint64 range
-    (2**63, 2**64, (2**63, 2**63)),
+    (0, 10, (0, 10, 6)),               # 2^64 mod 10 = 6
+    (-5, 5, (2**64 - 5, 10, 6)),
+    (-2**63, 2**63, (2**63, 0, 0)),    # the whole int64 range: span 2^64 -> 0, no rejection
+    (0, 2**64, (0, 0, 0)),             # the whole uint64 range
+    (2**63, 2**64, (2**63, 2**63, 0)),
+    (0, 3 << 62, (0, 3 << 62, 1 << 62)),
 ])
 def test_integer_range_arguments(low, high, want):
     assert krng.integer_range(low, high) == want
 
 
 def test_integer_kernel_replay_matches_reference(rng):
-    """The kernel's formula (r = span ? mulhi(b, span) : b; (T)(r + low)) on the
+    """The kernel's loop (Lemire's rejection, then (T)(mulhi(b, span) + low)) on the
     arguments integer_range gives."""
-    body = _body(SRC, "__global__ void rng_integer_kernel")
-    assert "u64 r = span ? __umul64hi(b, span) : b;" in body
-    assert "(T)(r + low)" in body
+    body = SRC[SRC.index("__global__ void rng_integer_kernel"):]
+    body = body[:body.index("\n}\n")]
+    assert "for (int j = 1; b * span < thresh && j < RNG_INT_TRIES; ++j) " \
+           "b = rng_mix(b + RNG_GOLDEN);" in body
+    assert "r = __umul64hi(b, span);" in body and "(T)(r + low)" in body
+    assert re.search(r"constexpr int RNG_INT_TRIES = (\d+);", SRC).group(1) == str(ref.INT_TRIES)
     seed, offset, n = 99, 17, 500
-    b = ref.bits(seed, ref.counters(offset, n))
     for low, high, dt in [(-3, 4, np.int8), (0, 2**64, np.uint64), (-2**63, 2**63, np.int64),
-                          (10, 11, np.uint16), (-2**31, 2**31 - 1, np.int32)]:
-        lo, span = krng.integer_range(low, high)
-        r = ref.mulhi64(b, span) if span else b
-        with np.errstate(over="ignore"):
-            got = (r + np.uint64(lo)).astype(dt)
+                          (10, 11, np.uint16), (-2**31, 2**31 - 1, np.int32),
+                          (0, 3 << 62, np.uint64), (5, 2**63 + 9, np.uint64)]:
+        lo, span, thresh = krng.integer_range(low, high)
+        got = []
+        for b in ref.bits(seed, ref.counters(offset, n)).tolist():  # the kernel's loop
+            if span:
+                j = 1
+                while (b * span) & ((1 << 64) - 1) < thresh and j < ref.INT_TRIES:
+                    b = int(ref.rehash(np.array([b], np.uint64))[0])
+                    j += 1
+                b = (b * span) >> 64
+            got.append((b + lo) & ((1 << 64) - 1))
+        got = np.array(got, np.uint64).astype(dt)
         np.testing.assert_array_equal(got, ref.integer(seed, offset, n, low, high, dt))
         assert got.min() >= low and got.max() < high
 

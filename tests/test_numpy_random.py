@@ -172,6 +172,15 @@ def test_integers_tensor_bounds(be):
     assert 0 <= u.min() and 0.45 < np.mean(u > 2**62) < 0.55
     with pytest.raises(ValueError):
         g.integers(hf.asarray([5, 1]), hf.asarray([5, 2]))
+    # tensor bounds follow the scalar bounds' (the kernel's) algorithm exactly, also
+    # where Lemire's rejection redraws often (span 3 * 2^62: a quarter of the draws)
+    for low, high, dt in [(-7, 100, np.int8), (0, 3 << 62, np.uint64), (5, 2**63 + 9, np.uint64),
+                          (-2**63, 2**63 - 1, np.int64)]:
+        want = host(default_rng(77).integers(low, high, size=(500,), dtype=dt))
+        got = host(default_rng(77).integers(hf.asarray(np.array([low], dtype=dt)),
+                                            hf.asarray(np.array(high, dtype=np.uint64 if high >= 2**63 else np.int64)),
+                                            size=(500,), dtype=dt))
+        assert np.array_equal(got, want)
 
 
 def test_integers_errors(be):

@@ -52,13 +52,21 @@ __global__ void rng_uniform_kernel(T* out, i64 n, Shape shape, Strides st, u64 s
   }
 }
 
-// low + mulhi64(bits, span) (mod 2^64, then cast): span == 0 stands for 2^64.
+constexpr int RNG_INT_TRIES = 64;  // draws per integer before the last one is kept
+
+// low + mulhi64(b, span) (mod 2^64, then cast): span == 0 stands for 2^64. Lemire's
+// unbiased rejection: while the low word of b * span is below thresh = (2^64 - span)
+// mod span, b = rng_mix(b + RNG_GOLDEN), the element's private retry stream.
 template <class T>
 __global__ void rng_integer_kernel(T* out, i64 n, Shape shape, Strides st, u64 seed,
-                                   u64 offset, u64 low, u64 span) {
+                                   u64 offset, u64 low, u64 span, u64 thresh) {
   HF_GRID_LOOP(i, n) {
     u64 b = rng_bits(seed, offset + (u64)i);
-    u64 r = span ? __umul64hi(b, span) : b;
+    u64 r = b;
+    if (span) {
+      for (int j = 1; b * span < thresh && j < RNG_INT_TRIES; ++j) b = rng_mix(b + RNG_GOLDEN);
+      r = __umul64hi(b, span);
+    }
     out[rng_offset(i, shape, st)] = (T)(r + low);
   }
 }

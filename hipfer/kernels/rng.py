@@ -25,8 +25,11 @@ def integer_expr(dt) -> str:
 
 
 def integer_range(low: int, high: int):
-    """(low, span) as the kernel takes them: both mod 2^64, span == 0 meaning 2^64."""
-    return low & MASK64, (high - low) & MASK64
+    """(low, span, thresh) as the kernel takes them: low and span mod 2^64 (span == 0
+    meaning 2^64), thresh Lemire's rejection bound (2^64 - span) mod span (0: none)."""
+    span = high - low
+    thresh = 0 if span >= 1 << 64 else ((1 << 64) - span) % span
+    return low & MASK64, span & MASK64, thresh
 
 
 def instances():

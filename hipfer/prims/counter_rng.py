@@ -7,7 +7,10 @@ stream, and any slice of it can be made without the ones before:
     mix(z)          = SplitMix64's output function
     uniform32(s, k) = (bits >> 40) * 2^-24        uniform64(s, k) = (bits >> 11) * 2^-53
     uniform16(s, k) = (bits >> 53) * 2^-11        (exact in float16, so never 1.0)
-    integer(s, k)   = low + mulhi64(bits, high - low)
+    integer(s, k)   = low + mulhi64(b, span), span = high - low, by Lemire's unbiased
+                      rejection: b starts as bits(s, k); while the low word of b * span
+                      is below (2^64 - span) mod span, b = mix(b + golden) (at most
+                      INT_TRIES draws, the last one kept: the bias is then < 2^-64)
     normal: outputs 2p and 2p+1 share counters (offset + 2p, offset + 2p + 1):
             r = sqrt(-2 log(1 - u1)), t = 2 pi u2 -> r cos t, r sin t   (u* uniform64,
             computed in float64, then rounded to the output dtype)
@@ -70,13 +73,39 @@ def mulhi64(a: np.ndarray, b: int) -> np.ndarray:
         return hi_hi + (hi_lo >> s32) + (cross >> s32)
 
 
+#: draws per integer before the last one is kept (rejection probability < 1/2 each)
+INT_TRIES = 64
+
+
+def integer_threshold(span: int) -> int:
+    """Lemire's rejection bound (2^64 - span) mod span (0 for span = 2^64: no rejection)."""
+    return 0 if span == 1 << 64 else ((1 << 64) - span) % span
+
+
+def rehash(b: np.ndarray) -> np.ndarray:
+    """The next draw of an element's private retry stream."""
+    with np.errstate(over="ignore"):
+        return mix(b + GOLDEN)
+
+
 def integer(seed: int, offset: int, n: int, low: int, high: int, dtype) -> np.ndarray:
     span = high - low  # 1 .. 2^64
     b = bits(seed, counters(offset, n))
     if span == 1 << 64:
         r = b
     else:
+        thresh = np.uint64(integer_threshold(span))
+        sp = np.uint64(span)
         r = mulhi64(b, span)
+        with np.errstate(over="ignore"):
+            redo = np.flatnonzero(b * sp < thresh)
+        for _ in range(INT_TRIES - 1):
+            if not redo.size:
+                break
+            b[redo] = rehash(b[redo])
+            r[redo] = mulhi64(b[redo], span)
+            with np.errstate(over="ignore"):
+                redo = redo[b[redo] * sp < thresh]
     with np.errstate(over="ignore"):
         return (r + np.uint64(low & 0xFFFFFFFFFFFFFFFF)).astype(dtype)
 
