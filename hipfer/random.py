@@ -9,14 +9,14 @@ gives the same numbers on CPU and GPU.
 Every draw comes from the counter streams of hipfer.prims.counter_rng (uniform, normal,
 integer); each call consumes as many counters as it draws (normal: rounded up to even),
 so a sequence of calls is reproducible and independent of the device and of the launch
-geometry. The distributions are compositions of those streams with hipfer's own
-functions, run on the generator's device:
+geometry. Everything runs on the generator's device:
 
-- rejection samplers (gamma: Marsaglia-Tsang; poisson: PTRS; binomial: BTRS) draw a
-  fixed number of attempts per element (attempt j of element i uses counter
-  offset + j * n + i) and keep the first accepted one, with a deterministic fallback
-  (the distribution's mode) in the astronomically rare case that none is accepted;
-- small poisson/binomial means use inversion over a fixed table of 48 values;
+- gamma (Marsaglia-Tsang), poisson (inversion below 10, PTRS above) and binomial
+  (inversion below n p = 10, BTRS above) are sampler prims (kernels/rng.cuh): element i
+  takes counter offset + i and its rejection retries from a private stream seeded by it,
+  at most 16 attempts, then a fixed fallback (the mode; astronomically rare);
+- beta, dirichlet, chisquare and standard_t build on gamma; the other laws are
+  compositions of the uniform and normal streams with hipfer's functions;
 - permutations sort 64-bit random keys.
 
 Differences from NumPy: the numbers are not NumPy's (different bit generator and
@@ -51,10 +51,6 @@ from .prims import descriptors as _d
 __all__ = ["Generator", "default_rng"]
 
 _M64 = (1 << 64) - 1
-_TRIES = 16       # rejection attempts per element (acceptance >= ~0.9 each)
-_TABLE = 48       # inversion table length (means below _SMALL: tail < 1e-16)
-_SMALL = 10.0     # poisson lam / binomial n*min(p, 1-p) below this: inversion
-_HALF_LOG_2PI = 0.5 * _math.log(2 * _math.pi)
 
 
 def _fresh_seed() -> int:
@@ -159,7 +155,10 @@ class Generator:
             except TypeError as e:
                 raise TypeError(f"{name}: {what} must be a number, got "
                                 f"{type(x).__name__}") from e
-        t = x if _is_t(x) else _cr.asarray(x, device=self._where())
+        dev = self._where()
+        t = x if _is_t(x) else _cr.asarray(x, device=dev)
+        if t.device != dev:
+            t = t.to_device(dev)
         if t.dtype.kind == "c":
             raise TypeError(f"{name}: {what} must be real, got {t.dtype}")
         if dtype.kind == "i" and t.dtype.kind == "f":
@@ -476,25 +475,21 @@ class Generator:
         return _dtf.astype(_ew.maximum(k, 1.0), _dtypes.int64)
 
     # ------------------------------------------------------------------ gamma family
+    def _sample(self, desc, params, shape):
+        """A parametric sampler prim (LogGamma, Poisson, Binomial) on float64 parameters
+        broadcast to shape: one counter per element, each element's retries on its own
+        stream (hipfer.prims.counter_rng), so the draws do not depend on the device."""
+        dev = self._where()
+        ts = [_vw.broadcast_to(_as_tensor(p, dev), shape) for p in params]
+        out = _ops.run(desc, ts, device=dev, seed=self.seed, offset=self.offset)
+        self.offset += _math.prod(shape)
+        return Tensor(out)
+
     def _log_gamma(self, a, shape):
-        """log of standard gamma variates of shape a (a tensor or float >= 0, broadcast to
-        shape): Marsaglia-Tsang on a (a >= 1) or a + 1 times u^(1/a) (a < 1), in log space
+        """log of standard gamma variates of shape a (float >= 0 or a float64 tensor,
+        broadcast to shape): Marsaglia-Tsang, boosted by u^(1/a) for a < 1, in log space
         so that tiny shapes underflow only at the final exp."""
-        a = _vw.broadcast_to(a if _is_t(a) else _cr.full((), a, dtype=_dtypes.float64,
-                                                          device=self._where()), shape)
-        small = a < 1
-        d = _pick(small, a + 1.0, a) - 1.0 / 3.0
-        c = 1.0 / _ew.sqrt(9.0 * d)
-        z = self._z((_TRIES,) + shape)
-        u = 1.0 - self._u((_TRIES,) + shape)  # (0, 1]
-        v = 1.0 + c * z
-        v = v * v * v
-        vpos = _pick(v > 0, v, 1.0)
-        ok = (v > 0) & (_ew.log(u) < 0.5 * z * z + d - d * vpos + d * _ew.log(vpos))
-        logx = _first(ok, _ew.log(d * vpos), _ew.log(d))
-        boost = _ew.log(1.0 - self._u(shape))  # log of (0, 1]
-        logb = _pick(a == 0, -_math.inf, boost / _pick(small & (a > 0), a, 1.0))
-        return logx + _pick(small, logb, 0.0)
+        return self._sample(_d.LogGamma(), [a], shape)
 
     def standard_gamma(self, shape, size=None, dtype=None, out=None) -> Tensor:
         """Standard gamma (Marsaglia-Tsang with rejection; shape < 1 by boosting)."""
@@ -569,33 +564,7 @@ class Generator:
         self._check(name, lam < 0, "lam < 0")
         self._check(name, (lam != lam) | (lam > 9.2e18) if _is_t(lam)
                     else not lam <= 9.2e18, "lam value too large")
-        lam = _vw.broadcast_to(_as_tensor(lam, self._where()), shape)
-        small = lam < _SMALL
-        # inversion: X = #{k : cdf(k) <= u}, cdf from the log pmf k log lam - lam - log k!
-        ls = _pick(small, lam, 1.0)[..., None]
-        k = _cr.arange(_TABLE, dtype=_dtypes.float64, device=self._where())
-        logpmf = k * _ew.log(ls) - ls - _log_factorial(k)
-        x_small = _inversion(logpmf, self._u(shape))
-        x_small = _pick(lam == 0, 0.0, x_small)
-        # PTRS
-        ll = _pick(small, _SMALL, lam)
-        slam, loglam = _ew.sqrt(ll), _ew.log(ll)
-        b = 0.931 + 2.53 * slam
-        a = -0.059 + 0.02483 * b
-        invalpha = 1.1239 + 1.1328 / (b - 3.4)
-        vr = 0.9277 - 3.6224 / (b - 2.0)
-        u = self._u((_TRIES,) + shape) - 0.5
-        v = self._u((_TRIES,) + shape)
-        us = _ew.maximum(0.5 - _ew.abs(u), 1e-300)
-        kk = _ew.floor((2.0 * a / us + b) * u + ll + 0.43)
-        kpos = _ew.maximum(kk, 0.0)
-        quick = (us >= 0.07) & (v <= vr)
-        reject = (kk < 0) | ((us < 0.013) & (v > us))
-        vv = _pick(v > 0, v, 1e-300)
-        slow = (_ew.log(vv) + _ew.log(invalpha) - _ew.log(a / (us * us) + b)
-                <= -ll + kpos * loglam - _log_factorial(kpos))
-        x_large = _first(quick | (~reject & slow), kpos, _ew.floor(ll))
-        return _dtf.astype(_pick(small, x_small, x_large), _dtypes.int64)
+        return self._sample(_d.Poisson(), [lam], shape)
 
     def binomial(self, n, p, size=None) -> Tensor:
         """Binomial counts (int64): inversion over a table for n min(p, 1-p) < 10, BTRS
@@ -607,49 +576,8 @@ class Generator:
         self._check(name, n < 0, "n < 0")
         self._check(name, (p < 0) | (p > 1) | (p != p) if _is_t(p) else not 0 <= p <= 1,
                     "p < 0, p > 1 or p is NaN")
-        dev = self._where()
-        nf = _vw.broadcast_to(_dtf.astype(_as_tensor(n, dev, _dtypes.int64), _dtypes.float64),
-                              shape)
-        p = _vw.broadcast_to(_as_tensor(p, dev), shape)
-        flip = p > 0.5
-        pp = _pick(flip, 1.0 - p, p)
-        small = nf * pp < _SMALL
-        # inversion: log pmf = log C(n, k) + k log p + (n - k) log(1 - p), k <= n
-        k = _cr.arange(_TABLE, dtype=_dtypes.float64, device=dev)
-        ns = nf[..., None]
-        ps = _pick(small & (pp > 0), pp, 0.5)[..., None]
-        kn = _ew.minimum(k, ns)
-        logpmf = (_log_factorial(ns) - _log_factorial(kn) - _log_factorial(ns - kn)
-                  + kn * _ew.log(ps) + (ns - kn) * _ew.log1p(-ps))
-        logpmf = _pick(k <= ns, logpmf, -_math.inf)
-        x_small = _ew.minimum(_inversion(logpmf, self._u(shape)), nf)
-        x_small = _pick(pp == 0, 0.0, x_small)
-        # BTRS
-        nl = _pick(small, 1000.0, nf)
-        pl = _pick(small, 0.5, pp)
-        q = 1.0 - pl
-        spq = _ew.sqrt(nl * pl * q)
-        b = 1.15 + 2.53 * spq
-        a = -0.0873 + 0.0248 * b + 0.01 * pl
-        c = nl * pl + 0.5
-        vr = 0.92 - 4.2 / b
-        alpha = (2.83 + 5.1 / b) * spq
-        lpq = _ew.log(pl / q)
-        m = _ew.floor((nl + 1.0) * pl)
-        h = _log_factorial(m) + _log_factorial(nl - m)
-        u = self._u((_TRIES,) + shape) - 0.5
-        v = self._u((_TRIES,) + shape)
-        us = _ew.maximum(0.5 - _ew.abs(u), 1e-300)
-        kk = _ew.floor((2.0 * a / us + b) * u + c)
-        inside = (kk >= 0) & (kk <= nl)
-        kc = _ew.clip(kk, 0.0, nl)
-        quick = (us >= 0.07) & (v <= vr)
-        vv = _ew.log(_pick(v > 0, v, 1e-300) * alpha / (a / (us * us) + b))
-        slow = vv <= h - _log_factorial(kc) - _log_factorial(nl - kc) + (kc - m) * lpq
-        x_large = _first(inside & (quick | slow), kc, m)
-        x = _pick(small, x_small, x_large)
-        x = _pick(flip, nf - x, x)
-        return _dtf.astype(x, _dtypes.int64)
+        n = _dtf.astype(n, _dtypes.float64) if _is_t(n) else float(n)
+        return self._sample(_d.Binomial(), [n, p], shape)
 
     # ------------------------------------------------------------------ permutations
     def _perm(self, n: int):
@@ -799,36 +727,6 @@ def _mix(z: Tensor) -> Tensor:
     z = z ^ (z >> _np.uint64(27))
     z = z * _counter_rng._M2
     return z ^ (z >> _np.uint64(31))
-
-
-def _first(ok: Tensor, values: Tensor, fallback) -> Tensor:
-    """Along axis 0 (the attempts): values at the first True of ok, fallback where no
-    attempt was accepted."""
-    idx = _se.argmax(_dtf.astype(ok, _dtypes.int8), axis=0, keepdims=True)
-    got = _ix.take_along_axis(values, idx, axis=0)[0]
-    return _pick(_st.any(ok, axis=0), got, fallback)
-
-
-def _inversion(logpmf: Tensor, u: Tensor) -> Tensor:
-    """#{k : cdf(k) <= u} over the last axis of the pmf table (float64 counts)."""
-    cdf = _st.cumulative_sum(_ew.exp(logpmf), axis=-1)
-    return _st.sum(_dtf.astype(cdf <= u[..., None], _dtypes.float64), axis=-1)
-
-
-_STIRLING = (1.0 / 12, -1.0 / 360, 1.0 / 1260, -1.0 / 1680)
-
-
-def _log_factorial(k: Tensor) -> Tensor:
-    """log(k!) = lgamma(k + 1) for float64 k >= 0: Stirling's series at k + 9 (error below
-    1e-11), stepped down by eight logs."""
-    z = k + 9.0
-    r = 1.0 / z
-    r2 = r * r
-    series = r * (_STIRLING[0] + r2 * (_STIRLING[1] + r2 * (_STIRLING[2] + r2 * _STIRLING[3])))
-    lg = (z - 0.5) * _ew.log(z) - z + _HALF_LOG_2PI + series
-    for i in range(1, 9):
-        lg = lg - _ew.log(k + float(i))
-    return lg
 
 
 def default_rng(seed=None, *, device=None) -> Generator:
