@@ -236,8 +236,9 @@ class Generator:
         name = "hipfer.random.Generator.uniform"
         low, high = self._param(low, name, "low"), self._param(high, name, "high")
         shape = self._size(name, size, low, high)
-        self._check(name, ~_ew.isfinite(high - low) if _is_t(high - low)
-                    else not _math.isfinite(high - low), "high - low range exceeds valid bounds")
+        span = high - low
+        if _any(~_ew.isfinite(span) if _is_t(span) else not _math.isfinite(span)):
+            raise OverflowError(f"{name}: high - low range exceeds valid bounds")
         return low + (high - low) * self._u(shape)
 
     def integers(self, low, high=None, size=None, dtype=None, endpoint=False) -> Tensor:
@@ -276,10 +277,15 @@ class Generator:
     def _bound(self, x, name, what, wide):
         """An integer bound: a Python int, or a tensor of dtype wide (int64/uint64)."""
         if not _is_t(x) and _np.ndim(x) == 0 and not isinstance(x, _np.ndarray):
+            if isinstance(x, (float, _np.floating)) and _math.isfinite(x):
+                return int(x)  # NumPy truncates float bounds
             if isinstance(x, (bool, _np.bool_)) or not isinstance(x, (int, _np.integer)):
                 raise TypeError(f"{name}: {what} must be an integer, got {type(x).__name__}")
             return int(x)
         t = x if _is_t(x) else _cr.asarray(x, device=self._where())
+        if t.dtype.kind == "f":  # NumPy truncates float bounds
+            self._check(name, ~_ew.isfinite(t), f"{what} must be finite")
+            t = _dtf.astype(t, _dtypes.int64)
         if t.dtype.kind not in "iub":
             raise TypeError(f"{name}: {what} must be integers, got {t.dtype}")
         if t.dtype.kind == "i" and wide == _dtypes.uint64:
@@ -551,8 +557,10 @@ class Generator:
         lg = self._log_gamma(alpha, shape)
         if _math.prod(shape) == 0:
             return _ew.exp(lg)
-        w = _ew.exp(lg - _st.max(lg, axis=-1, keepdims=True))
-        return w / _st.sum(w, axis=-1, keepdims=True)
+        top = _st.max(lg, axis=-1, keepdims=True)
+        w = _ew.exp(lg - _pick(top == -_math.inf, 0.0, top))  # all alpha 0: all weights 0
+        total = _st.sum(w, axis=-1, keepdims=True)
+        return w / _pick(total == 0, 1.0, total)
 
     # ------------------------------------------------------------------ counts
     def poisson(self, lam=1.0, size=None) -> Tensor:
@@ -561,15 +569,17 @@ class Generator:
         name = "hipfer.random.Generator.poisson"
         lam = self._param(lam, name, "lam")
         shape = self._size(name, size, lam)
-        self._check(name, lam < 0, "lam < 0")
-        self._check(name, (lam != lam) | (lam > 9.2e18) if _is_t(lam)
-                    else not lam <= 9.2e18, "lam value too large")
+        self._check(name, (lam < 0) | (lam != lam) if _is_t(lam) else not lam >= 0,
+                    "lam < 0 or lam is NaN")
+        self._check(name, lam > 9.2e18, "lam value too large")
         return self._sample(_d.Poisson(), [lam], shape)
 
     def binomial(self, n, p, size=None) -> Tensor:
         """Binomial counts (int64): inversion over a table for n min(p, 1-p) < 10, BTRS
         (Hormann's transformed rejection) above; p > 1/2 samples n - B(n, 1 - p)."""
         name = "hipfer.random.Generator.binomial"
+        if isinstance(n, (float, _np.floating)) and _math.isfinite(n):
+            n = int(n)  # a float scalar n truncates, as NumPy (a float tensor is refused)
         n = self._param(n, name, "n", _dtypes.int64)
         p = self._param(p, name, "p")
         shape = self._size(name, size, n, p)
@@ -607,7 +617,7 @@ class Generator:
         ax = _axis(name, axis, x.ndim)
         x[...] = _ix.take(x, self._perm(x.shape[ax]), axis=ax)
 
-    def permuted(self, x, axis=None, out=None) -> Tensor:
+    def permuted(self, x, *, axis=None, out=None) -> Tensor:
         """x with each 1-d slice along axis shuffled independently (axis=None: all of x
         as one slice); into out if given (out may be x)."""
         name = "hipfer.random.Generator.permuted"
