@@ -128,7 +128,7 @@ __device__ __forceinline__ f64 rng_log_gamma(RngChain& c, f64 a) {
     v = v * v * v;
     if (v > 0.0 && log1p(-u3) < 0.5 * z * z + d - d * v + d * log(v)) { r = log(d * v); break; }
   }
-  if (small) r += a == 0.0 ? -HUGE_VAL : log1p(-boost) / a;
+  if (small) r += a == 0.0 ? -__longlong_as_double(0x7ff0000000000000LL) : log1p(-boost) / a;
   return r;
 }
 
