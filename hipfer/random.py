@@ -29,6 +29,7 @@ from __future__ import annotations
 import math as _math
 import operator as _operator
 import os as _os
+import warnings as _warnings
 
 import numpy as _np
 
@@ -378,8 +379,7 @@ class Generator:
         if psd is not None and check_valid != "ignore" and not bool(psd):
             if check_valid == "raise":
                 raise ValueError(f"{name}: covariance is not symmetric positive-semidefinite.")
-            import warnings
-            warnings.warn(f"{name}: covariance is not symmetric positive-semidefinite.",
+            _warnings.warn(f"{name}: covariance is not symmetric positive-semidefinite.",
                           RuntimeWarning, stacklevel=2)
         z = self._z(shape + (k,))
         return mean + _la.matmul(z, _vw.matrix_transpose(factor))

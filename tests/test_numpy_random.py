@@ -64,7 +64,8 @@ def test_runs_on_device_without_host_copies(be, refuse_host):
     g = default_rng(7)
     lam = hf.asarray([1.0, 30.0])
     for r in (g.random(3), g.normal(hf.asarray([0.0, 1.0]), 2.0), g.integers(0, 5, 4),
-              g.gamma(hf.asarray([0.5, 4.0])), g.poisson(lam), g.binomial(20, hf.asarray([0.1, 0.9])),
+              g.gamma(hf.asarray([0.5, 4.0])), g.poisson(lam),
+              g.binomial(20, hf.asarray([0.1, 0.9])),
               g.permutation(5), g.choice(5, 3, replace=False), g.beta(2.0, 3.0, size=2),
               g.uniform(hf.asarray([0.0]), 1.0, size=(2, 1)), g.permuted(hf.arange(6))):
         assert isinstance(r, hf.Tensor) and r.device == be.device
@@ -177,8 +178,9 @@ def test_integers_tensor_bounds(be):
     for low, high, dt in [(-7, 100, np.int8), (0, 3 << 62, np.uint64), (5, 2**63 + 9, np.uint64),
                           (-2**63, 2**63 - 1, np.int64)]:
         want = host(default_rng(77).integers(low, high, size=(500,), dtype=dt))
+        hdt = np.uint64 if high >= 2**63 else np.int64
         got = host(default_rng(77).integers(hf.asarray(np.array([low], dtype=dt)),
-                                            hf.asarray(np.array(high, dtype=np.uint64 if high >= 2**63 else np.int64)),
+                                            hf.asarray(np.array(high, dtype=hdt)),
                                             size=(500,), dtype=dt))
         assert np.array_equal(got, want)
 
