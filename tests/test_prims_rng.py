@@ -328,3 +328,14 @@ def test_samplers_layouts_and_offsets(be, desc, ref, params):
 def test_sampler_parameters_must_be_float64(be):
     with pytest.raises(TypeError, match="float64"):
         run_prim(be, d.Poisson(), [be.asarray(np.ones(3, np.float32))], seed=1)
+
+
+def test_samplers_across_emulation_blocks(be):
+    """The NumPy emulation runs blocks of 2^15 elements: element i still uses counter
+    offset + i across a block boundary (and the GPU's grid-stride loop agrees)."""
+    n = (1 << 15) + 100
+    a = np.full(n, 2.5)
+    long = run_prim(be, d.LogGamma(), [be.asarray(a)], seed=8, offset=5)
+    start = (1 << 15) - 10
+    piece = run_prim(be, d.LogGamma(), [be.asarray(a[:30])], seed=8, offset=5 + start)
+    assert_same(piece, long[start:start + 30])

@@ -26,17 +26,26 @@ def _filler(draw):
     return Handler(make)
 
 
+#: elements per block of the samplers' emulation (it holds every attempt's draws at once)
+_BLOCK = 1 << 15
+
+
 def _sampler(draw):
     """The parametric samplers: inputs broadcast to out's shape, element i counter
-    offset + i."""
+    offset + i; emulated a block of elements at a time, which gives the same numbers."""
     def make(desc, dtypes, shapes, outs, strides, conj):
         shape = outs[0][0]
         n = prod(shape)
 
         def run(inputs, out, seed=0, offset=0):
-            if n:
-                ps = [np.broadcast_to(x, shape) for x in inputs]
-                out[...] = draw(int(seed), int(offset), *ps).reshape(shape)
+            if not n:
+                return
+            ps = [np.broadcast_to(x, shape).reshape(-1) for x in inputs]
+            flat = np.empty(n, np.float64)
+            for i in range(0, n, _BLOCK):
+                flat[i:i + _BLOCK] = draw(int(seed), int(offset) + i,
+                                          *(p[i:i + _BLOCK] for p in ps))
+            out[...] = flat.reshape(shape)
         return run
     return Handler(make)
 
