@@ -537,3 +537,26 @@ def test_numpy_like_edge_values(be):
     assert np.all(host(g.exponential(0.0, size=4)) == 0.0)
     r = host(g.uniform(5.0, 2.0, size=1000))  # high < low is allowed, as NumPy
     assert r.min() > 2.0 and r.max() <= 5.0
+
+
+def test_same_numbers_on_every_device(be):
+    """The draws on the test's device equal those of the CPU (NumPy) backend: bitwise for
+    uniform, integers and permutations; to a few ulps for laws through log/exp/cos (each
+    platform's math library); counts exactly (a flip at a rejection boundary would need
+    a draw within an ulp of it)."""
+    def both(method, *args, **kw):
+        here = getattr(default_rng(99), method)(*args, **kw)
+        cpu = getattr(default_rng(99, device="cpu"), method)(*args, **kw)
+        assert here.device == be.device and cpu.device == hf.Device("cpu")
+        return host(here), host(cpu)
+    for method, args in [("random", ()), ("integers", (-5, 10**6)), ("permutation", (50,))]:
+        a, b = both(method, *args, **({} if method == "permutation" else {"size": 300}))
+        assert np.array_equal(a, b)
+    for method, args in [("standard_normal", ()), ("gamma", (0.4,)), ("gamma", (7.0,)),
+                         ("beta", (0.5, 3.0)), ("exponential", ()), ("standard_t", (3.0,))]:
+        a, b = both(method, *args, size=300)
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-300)
+    for method, args in [("poisson", (4.0,)), ("poisson", (300.0,)), ("binomial", (20, 0.3)),
+                         ("binomial", (5000, 0.6)), ("geometric", (0.2,))]:
+        a, b = both(method, *args, size=300)
+        assert np.array_equal(a, b)
