@@ -114,10 +114,13 @@ class Generator:
 
     def spawn(self, n_children: int) -> list:
         """n independent child generators (seeds mixed from this one's seed and offset
-        by NumPy's SeedSequence); this generator's stream is left as it is."""
+        by NumPy's SeedSequence; each call gives new ones); this generator's stream is
+        left as it is."""
         n = _operator.index(n_children)
+        done = getattr(self, "_spawned", 0)  # later calls give further children, as NumPy
         ss = _np.random.SeedSequence([self.seed, self.offset & _M64])
-        return [Generator(c, device=self.device) for c in ss.spawn(n)]
+        self._spawned = done + n
+        return [Generator(c, device=self.device) for c in ss.spawn(done + n)[done:]]
 
     # ------------------------------------------------------------------ raw streams
     def _where(self, device=None):
