@@ -123,30 +123,41 @@ def test_integer_mulhi_reference_is_the_128_bit_high_word(rng):
 
 
 @pytest.mark.parametrize("low,high,want", [
-    (0, 10, (0, 10)),
-    (-5, 5, (2**64 - 5, 10)),
-    (-2**63, 2**63, (2**63, 0)),       # the whole int64 range: span 2^64 -> 0
-    (0, 2**64, (0, 0)),                # the whole uint64 range
-    (2**63, 2**64, (2**63, 2**63)),
+    (0, 10, (0, 10, 6)),               # 2^64 mod 10 = 6
+    (-5, 5, (2**64 - 5, 10, 6)),
+    (-2**63, 2**63, (2**63, 0, 0)),    # the whole int64 range: span 2^64 -> 0, no rejection
+    (0, 2**64, (0, 0, 0)),             # the whole uint64 range
+    (2**63, 2**64, (2**63, 2**63, 0)),
+    (0, 3 << 62, (0, 3 << 62, 1 << 62)),
 ])
 def test_integer_range_arguments(low, high, want):
     assert krng.integer_range(low, high) == want
 
 
 def test_integer_kernel_replay_matches_reference(rng):
-    """The kernel's formula (r = span ? mulhi(b, span) : b; (T)(r + low)) on the
+    """The kernel's loop (Lemire's rejection, then (T)(mulhi(b, span) + low)) on the
     arguments integer_range gives."""
-    body = _body(SRC, "__global__ void rng_integer_kernel")
-    assert "u64 r = span ? __umul64hi(b, span) : b;" in body
-    assert "(T)(r + low)" in body
+    body = SRC[SRC.index("__global__ void rng_integer_kernel"):]
+    body = body[:body.index("\n}\n")]
+    assert "for (int j = 1; b * span < thresh && j < RNG_INT_TRIES; ++j) " \
+           "b = rng_mix(b + RNG_GOLDEN);" in body
+    assert "r = __umul64hi(b, span);" in body and "(T)(r + low)" in body
+    assert re.search(r"constexpr int RNG_INT_TRIES = (\d+);", SRC).group(1) == str(ref.INT_TRIES)
     seed, offset, n = 99, 17, 500
-    b = ref.bits(seed, ref.counters(offset, n))
     for low, high, dt in [(-3, 4, np.int8), (0, 2**64, np.uint64), (-2**63, 2**63, np.int64),
-                          (10, 11, np.uint16), (-2**31, 2**31 - 1, np.int32)]:
-        lo, span = krng.integer_range(low, high)
-        r = ref.mulhi64(b, span) if span else b
-        with np.errstate(over="ignore"):
-            got = (r + np.uint64(lo)).astype(dt)
+                          (10, 11, np.uint16), (-2**31, 2**31 - 1, np.int32),
+                          (0, 3 << 62, np.uint64), (5, 2**63 + 9, np.uint64)]:
+        lo, span, thresh = krng.integer_range(low, high)
+        got = []
+        for b in ref.bits(seed, ref.counters(offset, n)).tolist():  # the kernel's loop
+            if span:
+                j = 1
+                while (b * span) & ((1 << 64) - 1) < thresh and j < ref.INT_TRIES:
+                    b = int(ref.rehash(np.array([b], np.uint64))[0])
+                    j += 1
+                b = (b * span) >> 64
+            got.append((b + lo) & ((1 << 64) - 1))
+        got = np.array(got, np.uint64).astype(dt)
         np.testing.assert_array_equal(got, ref.integer(seed, offset, n, low, high, dt))
         assert got.min() >= low and got.max() < high
 
@@ -154,10 +165,68 @@ def test_integer_kernel_replay_matches_reference(rng):
 def test_instances_name_existing_kernels():
     src = module_source(krng.FILE)
     groups = krng.instances()
-    assert [g for g, _, _ in groups] == ["rng_uniform", "rng_normal", "rng_integer"]
+    assert [g for g, _, _ in groups] == ["rng_uniform", "rng_normal", "rng_integer",
+                                         "rng_samplers"]
     for _, file, exprs in groups:
         assert file == "rng.cuh"
         for e in exprs:
             name = e.split("<")[0].split("::")[-1]
             assert f"__global__ void {name}(" in src
     assert len(groups[2][2]) == 8 and len(groups[0][2]) == 3
+
+
+def _fn_body(src: str, start: str) -> str:
+    """A C++ function's text from `start` to its matching closing brace."""
+    i = src.index(start)
+    j, depth = src.index("{", i), 0
+    for k in range(j, len(src)):
+        depth += {"{": 1, "}": -1}.get(src[k], 0)
+        if depth == 0:
+            return src[i:k + 1]
+    raise AssertionError(f"{start}: no closing brace")
+
+
+def test_sampler_constants_match_reference():
+    """The samplers' attempt bound, inversion table, regime switch and Stirling series
+    are the reference's (counter_rng.TRIES / TABLE / SMALL / _STIRLING)."""
+    def const(kind, name):
+        m = re.search(rf"constexpr {kind} {name} = ([0-9.e-]+);", SRC)
+        assert m, name
+        return float(m.group(1))
+    assert const("int", "RNG_TRIES") == ref.TRIES
+    assert const("int", "RNG_TABLE") == ref.TABLE
+    assert const("f64", "RNG_SMALL") == ref.SMALL
+    body = _fn_body(SRC, "f64 rng_log_factorial(f64 k)")
+    nums = [float(x) for x in re.findall(r"-?\d+\.\d+(?:e-?\d+)?", body)]
+    for c in ref._STIRLING:
+        assert c in nums or -c in nums, c
+    assert ref._HALF_LOG_2PI in nums and abs(ref._HALF_LOG_2PI - 0.5 * np.log(2 * np.pi)) < 1e-15
+    # the private stream: s += golden, then the uniform64 of mix(s)
+    assert "s += RNG_GOLDEN; return rng_uniform64(rng_mix(s));" in SRC
+    assert SRC.count("RngChain c{rng_bits(seed, offset + (u64)i)};") == 3
+
+
+def test_sampler_chain_replay(rng):
+    seed, offset, n = 5, 2**64 - 3, 6
+    s = ref.bits(seed, ref.counters(offset, n)).astype(object)
+    want = []
+    for _ in range(4):
+        s = [(x + int(ref.GOLDEN)) % 2**64 for x in s]
+        want.append([(int(ref.mix(np.array([x], np.uint64))[0]) >> 11) * 2.0 ** -53 for x in s])
+    np.testing.assert_array_equal(ref.chain(seed, offset, n, 4), np.array(want).T)
+
+
+@pytest.mark.parametrize("fn", ["rng_log_gamma", "rng_poisson", "rng_binomial"])
+def test_sampler_formulas_are_the_reference(fn):
+    """Key lines of each kernel sampler appear in its NumPy emulation (same constants and
+    expressions, up to NumPy spelling)."""
+    body = _fn_body(SRC, f"__device__ __forceinline__ f64 {fn}(")
+    py = inspect.getsource(getattr(ref, fn.removeprefix("rng_")))
+    norm = lambda t: re.sub(r"\s+", "", t).replace("np.", "").replace("fabs", "abs")
+    consts = set(re.findall(r"\d+\.\d+", body))
+    assert consts and consts <= set(re.findall(r"\d+\.\d+", py)), consts - set(
+        re.findall(r"\d+\.\d+", py))
+    for expr in {"rng_log_gamma": ["1.0 + cc * z", "0.5 * z * z + d - d * v + d * log(v)"],
+                 "rng_poisson": ["p * (lam / k)", "floor((2.0 * a / us + b) * u + lam + 0.43)"],
+                 "rng_binomial": ["pr * (r * (n - k + 1.0) / k)", "floor((n + 1.0) * p)"]}[fn]:
+        assert norm(expr) in norm(body)

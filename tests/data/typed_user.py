@@ -24,7 +24,7 @@ def numpy_style(x: Tensor) -> Tensor:
 
 def main() -> float:
     g = hf.random.default_rng(0)
-    x = g.normal((8, 3), dtype=hf.float64)
+    x = g.standard_normal((8, 3), dtype=hf.float64)
     y = hf.exp(hf.clip(normalise(x), min=-3.0, max=3.0))
     z = hf.where(hf.greater(y, 1.0), y, 0.0)
     u, s, vh = hf.linalg.svd(hf.matmul(hf.matrix_transpose(z), z), full_matrices=False)

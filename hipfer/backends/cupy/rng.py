@@ -1,5 +1,6 @@
 """RngPrims on the GPU: Uniform, Normal and Integer with the counter-based generator of
-hipfer.prims.counter_rng (kernels/rng.cuh), written straight into any output layout.
+hipfer.prims.counter_rng (kernels/rng.cuh), written straight into any output layout;
+the samplers LogGamma, Poisson and Binomial read float64 parameters of any layout.
 
 run(inputs, out, seed=..., offset=0): output element i (C order) uses counter offset + i;
 seed and offset wrap modulo 2^64.
@@ -13,7 +14,8 @@ import numpy as np
 from ...kernels import indexing as geometry
 from ...kernels import rng as K
 from ...prims import descriptors as d
-from ._engine import BLOCK, elem_strides, get_kernels, grid_for, shape_arg, strides_arg
+from ._engine import (BLOCK, broadcast_strides, elem_strides, get_kernels, grid_for, shape_arg,
+                      strides_arg)
 
 _LAYOUTS = 32
 
@@ -56,8 +58,45 @@ class _Rng:
         return run
 
 
+class _Sampler:
+    """LogGamma / Poisson / Binomial: float64 parameter operands (broadcast to the output,
+    any strides) and one fixed output dtype; one kernel each."""
+
+    def __init__(self, expr):
+        self.expr = expr
+
+    def supports(self, desc, dtypes) -> bool:
+        return dtypes is None or all(np.dtype(t) == np.float64 for t in dtypes)
+
+    def make(self, desc, dtypes, shapes, outs, strides, conj):
+        (kernel,) = get_kernels(K.FILE, (self.expr(),))
+        shape = tuple(outs[0][0])
+        n = geometry.size_of(shape)
+
+        @functools.lru_cache(maxsize=_LAYOUTS)
+        def layout(out_st, in_sts):
+            mshape, sts = geometry.merge_axes(shape, [out_st, *in_sts])
+            return ((grid_for(n),), (np.int64(n), shape_arg(mshape))
+                    + tuple(strides_arg(s) for s in sts))
+
+        def run(inputs, out, *, seed, offset=0):
+            if n == 0:
+                return
+            in_sts = tuple(broadcast_strides(x.shape, elem_strides(x.strides, x.itemsize),
+                                             shape) for x in inputs)
+            grid, (count, mshape, *sts) = layout(elem_strides(out.strides, out.itemsize),
+                                                 in_sts)
+            kernel(grid, (BLOCK,), (out, *inputs, count, mshape, *sts,
+                                    np.uint64(int(seed) & K.MASK64),
+                                    np.uint64(int(offset) & K.MASK64)))
+        return run
+
+
 HANDLERS = {
     d.Uniform: _Rng(K.uniform_expr, "f"),
     d.Normal: _Rng(K.normal_expr, "f", per_thread=2),
     d.Integer: _Rng(K.integer_expr, "iu"),
+    d.LogGamma: _Sampler(K.log_gamma_expr),
+    d.Poisson: _Sampler(K.poisson_expr),
+    d.Binomial: _Sampler(K.binomial_expr),
 }

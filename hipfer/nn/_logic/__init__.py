@@ -88,7 +88,7 @@ def tanh_gaussian_sample(mean, log_std, generator):
     if not isinstance(generator, Generator):
         raise TypeError(f"{name}(): generator must be a hipfer.random.Generator, got "
                         f"{type(generator).__name__}")
-    eps = generator.normal(mean.shape, dtype=mean.dtype, device=mean.device)
+    eps = generator.standard_normal(mean.shape, dtype=mean.dtype, device=mean.device)
     return tanh_gaussian(mean, log_std, eps) + (eps,)
 
 
