@@ -332,8 +332,11 @@ def _linspace_arrays(start, stop, num, endpoint, retstep, dtype, axis, device):
     """linspace with array bounds: NumPy's computation dtype and the new axis at `axis`."""
     ts = [v for v in (start, stop) if isinstance(v, Tensor)]
     dev = (_ops.device_of(ts) if ts else _dev(None)) if device is None else as_device(device)
+    # Python numbers stay weak in the dtype rule (NumPy 2: float32 bounds and 5.0 -> float32)
+    weak = [v if isinstance(v, (int, float, complex)) and not isinstance(v, bool) else None
+            for v in (start, stop)]
     a, b = (v if isinstance(v, Tensor) else asarray(v, device=dev) for v in (start, stop))
-    work = _dtypes.result_type(a, b, 1.0)
+    work = _dtypes.result_type(*(w if w is not None else t for w, t in zip(weak, (a, b))), 1.0)
     if work.kind not in "fc":
         work = _dtypes.default_float
     dt = _linspace_dtype(dtype, work)
@@ -502,8 +505,8 @@ def diagflat(v, k=0) -> Tensor:
 
 def tri(N, M=None, k=0, dtype=float, *, like=None, device=None) -> Tensor:
     """An N x M tensor with ones at and below the k-th diagonal, zeros elsewhere."""
-    N = operator.index(N)
-    M = N if M is None else operator.index(M)
+    N = max(operator.index(N), 0)  # NumPy: a negative size gives an empty axis
+    M = N if M is None else max(operator.index(M), 0)
     dev = _dev(_like_device(like, device))
     rows = reshape(arange(operator.index(k), N + operator.index(k), device=dev), (N, 1))
     mask = less_equal(reshape(arange(M, device=dev), (1, M)), rows)
@@ -570,13 +573,8 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0) -> Tensor:
     ts = [v for v in (start, stop) if isinstance(v, Tensor)]
     dev = _ops.device_of(ts) if ts else get_default_device()
     a, b = (v if isinstance(v, Tensor) else asarray(v, device=dev) for v in (start, stop))
-    dt = _dtypes.result_type(a, b, 1.0) if ts or any(isinstance(v, (list, tuple, np.ndarray))
-                                                    for v in (start, stop)) else None
-    if dt is None:  # Python numbers: float64 / complex128
-        dt = _dtypes.default_complex if a.dtype.kind == "c" or b.dtype.kind == "c" \
-            else _dtypes.default_float
-    if dt.kind not in "fc":
-        dt = _dtypes.default_float
+    # NumPy's rule: at least float64 (its dtype=None counts as a float64 operand)
+    dt = np.result_type(a.dtype, b.dtype, np.float64)
     a, b = (astype(v, dt) for v in (a, b))
     out_sign = sign(a)
     a, b = divide(a, out_sign), divide(b, out_sign)
