@@ -10,8 +10,8 @@ from . import _dtypes, _ops
 from ._core import fill
 from ._data_type_functions import astype
 from ._device import as_device, get_default_device
-from ._elementwise import (add, divide, equal, greater_equal, less_equal, logical_and, multiply,
-                           not_equal, subtract, where)
+from ._elementwise import (add, divide, equal, greater_equal, less_equal, multiply, subtract,
+                           where)
 from ._tensor import Tensor, _device_of_data, _is_cupy
 from ._views import broadcast_to, diagonal, reshape
 from .prims import descriptors as d
@@ -311,14 +311,15 @@ def _linspace_cast(y: Tensor, dt) -> Tensor:
 
 
 def _ramp(a: Tensor, b: Tensor, num: int, div: int, work, dev):
-    """start + i * step along a new leading axis (a, b broadcast); the step, or where it
-    underflowed to 0 for a nonzero span, (i / div) * span (NumPy's gh-5437 path, chosen per
-    element by where() so nothing is read to the host). Returns (y, step)."""
+    """start + i * step along a new leading axis (a, b broadcast), or where any step is 0
+    (underflowed), (i / div) * span for all (NumPy's gh-5437 path: chosen on the device by
+    where() on a 0-d any(), so nothing is read to the host). Returns (y, step)."""
+    from ._statistical import any as any_
     i = reshape(arange(num, dtype=work, device=dev), (num,) + (1,) * max(a.ndim, b.ndim))
     delta = subtract(b, a)
     if div > 0:
         step = divide(delta, div)
-        tiny = logical_and(equal(step, 0), not_equal(delta, 0))
+        tiny = any_(equal(step, 0))
         y = add(where(tiny, multiply(divide(i, div), delta), multiply(i, step)), a)
     else:
         step = full(delta.shape, float("nan"), dtype=work, device=dev)
@@ -336,7 +337,7 @@ def _linspace_arrays(start, stop, num, endpoint, retstep, dtype, axis, device):
     weak = [v if isinstance(v, (int, float, complex)) and not isinstance(v, bool) else None
             for v in (start, stop)]
     a, b = (v if isinstance(v, Tensor) else asarray(v, device=dev) for v in (start, stop))
-    work = _dtypes.result_type(*(w if w is not None else t for w, t in zip(weak, (a, b))), 1.0)
+    work = np.result_type(*(w if w is not None else t.dtype for w, t in zip(weak, (a, b))), 1.0)
     if work.kind not in "fc":
         work = _dtypes.default_float
     dt = _linspace_dtype(dtype, work)

@@ -536,6 +536,9 @@ def trim_zeros(filt, trim="fb", axis=None) -> Tensor:
     axes = tuple(range(filt.ndim)) if axis is None else _axes(axis, filt.ndim)
     if not axes:
         return filt
+    if filt.size == 0:  # nothing nonzero: every trimmed axis becomes empty, as NumPy's
+        return filt[tuple(slice(0, 0) if i in axes else slice(None)
+                          for i in range(filt.ndim)) + (Ellipsis,)]
     mask = not_equal(filt, 0)
     ends = []
     for ax in range(filt.ndim):

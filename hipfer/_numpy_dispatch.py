@@ -99,6 +99,9 @@ _ARRAY_PARAMS = frozenset({"a", "x", "x1", "x2", "b", "v", "y", "condition", "m"
                            "values", "val", "object", "prototype", "A", "start", "stop",
                            "repeats"})
 _SEQ_PARAMS = frozenset({"arrays", "tup", "xi", "args", "operands"})
+# NumPy functions whose sequence is a nesting to keep (np.block's list of lists of blocks):
+# passed on as given, the hipfer function converts its leaves
+_NESTED = frozenset({"block"})
 
 
 # ------------------------------------------------------------------ adapters
@@ -321,7 +324,9 @@ def _call(qual: str, np_name: str, np_sig, fn, takes_ns, args, kwargs, device,
                 kw.update(value)
             continue
         is_array = p.name in _ARRAY_PARAMS or p.name in _SEQ_PARAMS
-        if given and p.name in _SEQ_PARAMS and isinstance(value, (list, tuple)):
+        if np_name in _NESTED:  # np.block: the nesting is the argument
+            pass
+        elif given and p.name in _SEQ_PARAMS and isinstance(value, (list, tuple)):
             value = [_convert(v, device, True) for v in value]
         elif given:
             value = _convert(value, device, is_array)
