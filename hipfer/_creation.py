@@ -440,7 +440,10 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, lik
     if order not in ("K", "A", "C", "F"):
         raise ValueError(f"hipfer.array: order must be one of 'K', 'A', 'C', 'F', got {order!r}")
     device = _like_device(like, device)
-    want_f = order == "F" or (order in "KA" and _is_f_only(object))
+    if order == "K" and isinstance(object, Tensor) and not object._data.flags.c_contiguous:
+        x = asarray(object, dtype=dtype, device=device, copy=False if copy is False else None)
+        return _ndmin(_in_memory_order(x) if copy and x is object else x, ndmin)
+    want_f = order == "F" or (order == "A" and _is_f_only(object))
     if want_f or order == "C":
         x = asarray(object, dtype=dtype, device=device, copy=False if copy is False else None)
         ok = x._data.flags.f_contiguous if want_f else x._data.flags.c_contiguous
@@ -450,10 +453,21 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, lik
             x = _fortran(x) if want_f else _contiguous(x)
     else:
         x = asarray(object, dtype=dtype, device=device, copy=copy)
+    return _ndmin(x, ndmin)
+
+
+def _ndmin(x: Tensor, ndmin) -> Tensor:
     ndmin = operator.index(ndmin)
-    if x.ndim < ndmin:
-        x = reshape(x, (1,) * (ndmin - x.ndim) + x.shape)
-    return x
+    return reshape(x, (1,) * (ndmin - x.ndim) + x.shape) if x.ndim < ndmin else x
+
+
+def _in_memory_order(x: Tensor) -> Tensor:
+    """A copy of x whose strides keep x's axis order in memory (NumPy's order='K'): the
+    axes sorted by stride, made contiguous, then seen in x's axis order again."""
+    from ._views import memory_order, permute_dims
+    perm = memory_order(x)
+    back = sorted(range(x.ndim), key=perm.__getitem__)
+    return permute_dims(_contiguous(permute_dims(x, perm)), back)
 
 
 def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None) -> Tensor:

@@ -289,11 +289,28 @@ def ravel(a, order="C") -> Tensor:
     if order == "F":
         return reshape(transpose(a), (-1,))
     if order == "K":
-        # memory order: axes with negative strides reversed, then the largest stride first
-        rev = flip(a, axis=tuple(i for i, s in enumerate(a.strides) if s < 0))
-        keys = sorted(range(a.ndim), key=lambda i: -abs(rev.strides[i]))
-        return reshape(permute_dims(rev, keys), (-1,))
+        return reshape(permute_dims(a, memory_order(a)), (-1,))
     return reshape(a, (-1,))
+
+
+def memory_order(x: Tensor) -> list:
+    """The axes from the largest stride to the smallest, as NumPy's order='K' has them (its
+    insertion sort, in which an axis of length one or stride zero is not compared and stays
+    in place). Not public: hipfer.ravel's and hipfer.copy's 'K'."""
+    shape, strides = x.shape, [abs(s) for s in x.strides]
+    perm = list(range(x.ndim))
+    for i in range(1, x.ndim):
+        a, pos = perm[i], i
+        for j in range(i - 1, -1, -1):
+            b = perm[j]
+            if 1 in (shape[a], shape[b]) or 0 in (strides[a], strides[b]):
+                continue  # ambiguous: look further left
+            if strides[a] <= strides[b]:
+                break
+            pos = j
+        if pos != i:
+            perm.insert(pos, perm.pop(i))
+    return perm
 
 
 def _atleast(arys, nd: int, what: str):

@@ -48,6 +48,11 @@ def make(be, rng, shape, dtype, layout="contig", special=False):
     if layout == "transposed" and len(shape) > 1:
         a = random_array(rng, shape[::-1], dtype, special=special)
         return hf.transpose(T(be, a)), a.T
+    if layout == "reversed" and shape:
+        a = random_array(rng, shape, dtype, special=special)
+        key = (slice(None, None, -1),) * min(a.ndim, 2) if a.ndim < 3 else \
+            (slice(None, None, -1), Ellipsis, slice(None, None, -1))
+        return T(be, a)[key], a[key]
     a = random_array(rng, shape, dtype, special=special)
     return T(be, a), a
 
@@ -220,7 +225,7 @@ def test_resize(be, rng, dtype):
 
 
 # ------------------------------------------------------------------ splits
-@pytest.mark.parametrize("layout", ["contig", "stepped", "transposed"])
+@pytest.mark.parametrize("layout", ["contig", "stepped", "transposed", "reversed"])
 def test_splits(be, rng, layout):
     t, a = make(be, rng, (6, 4, 6), np.float32, layout)
     for sec in (1, 2, 3, [1, 4], [0, 0, 7], [], [5, 2]):
@@ -254,7 +259,7 @@ def test_split_pieces_are_views(be, rng):
 
 # ------------------------------------------------------------------ views
 @pytest.mark.parametrize("dtype", DTYPES, ids=ids(DTYPES))
-@pytest.mark.parametrize("layout", ["contig", "stepped", "transposed"])
+@pytest.mark.parametrize("layout", ["contig", "stepped", "transposed", "reversed"])
 def test_view_functions(be, rng, dtype, layout):
     for shape in SHAPES:
         t, a = make(be, rng, shape, dtype, layout)
