@@ -15,15 +15,16 @@ from ._data_type_functions import astype
 from ._indexing import nonzero, scatter, take
 from ._statistical import cumulative_sum, min as smallest
 from ._tensor import Tensor, xp_of
-from ._views import (AxisError, _axes, _axis, _tensors, atleast_1d, atleast_2d, atleast_3d,
-                     expand_dims, moveaxis, ravel, reshape)
+from ._views import (AxisError, _axes, _axis, _tensors, expand_dims, flip, memory_order,
+                     moveaxis, permute_dims, reshape)
 from .prims import descriptors as d
 from .prims.registry import get_backend
 
-__all__ = ["append", "array_split", "block", "column_stack", "concat", "concatenate", "copyto",
-           "delete", "dsplit", "dstack", "hsplit", "hstack", "insert", "ix_", "pad", "repeat",
-           "resize", "roll", "row_stack", "split", "stack", "tile", "trim_zeros", "vsplit",
-           "vstack"]
+__all__ = ["append", "array_split", "atleast_1d", "atleast_2d", "atleast_3d", "block",
+           "column_stack", "concat", "concatenate", "copyto", "delete", "dsplit", "dstack",
+           "fliplr", "flipud", "hsplit", "hstack", "insert", "ix_", "pad", "ravel", "repeat",
+           "resize", "roll", "rollaxis", "rot90", "row_stack", "split", "stack", "swapaxes",
+           "tile", "transpose", "trim_zeros", "vsplit", "vstack"]
 
 
 def _write(be, dest, src: Tensor, key=None) -> None:
@@ -185,7 +186,7 @@ def _repeat_each(x: Tensor, counts: Tensor, ax: int) -> Tensor:
     return Tensor(_ops.run(d.IndexSelect(ax), [x, idx]))
 
 
-# ------------------------------------------------------------------ NumPy's joins and splits
+# ------------------------------------------------------------------ NumPy's array_like operands
 def _as_tensor(v, device=None) -> Tensor:
     """A Tensor as it is; NumPy's array_like (lists, scalars, host arrays the user passed)
     made a tensor on device (the default device when None)."""
@@ -202,6 +203,134 @@ def _as_tensors(arrays, name) -> list:
     return [_as_tensor(a, dev) for a in arrays]
 
 
+# ------------------------------------------------------------------ NumPy's views
+# (views of the operand, as NumPy's: built on hipfer._views; array_likes become tensors)
+def transpose(a, axes=None) -> Tensor:
+    """NumPy's transpose: the axes reversed (axes=None) or permuted as axes; a view."""
+    a = _as_tensor(a)
+    return permute_dims(a, tuple(range(a.ndim))[::-1] if axes is None else tuple(axes))
+
+
+def swapaxes(a, axis1, axis2) -> Tensor:
+    """a with axes axis1 and axis2 interchanged: a view."""
+    a = _as_tensor(a)
+    order = list(range(a.ndim))
+    i, j = _axis(axis1, a.ndim, "axis1"), _axis(axis2, a.ndim, "axis2")
+    order[i], order[j] = j, i
+    return Tensor(a._data.transpose(order), a._conj)
+
+
+def rollaxis(a, axis, start=0) -> Tensor:
+    """NumPy's rollaxis: axis moved to sit before position start (a view); moveaxis is
+    the clearer spelling, this keeps NumPy's start semantics (start may be ndim)."""
+    a = _as_tensor(a)
+    n = a.ndim
+    ax = _axis(axis, n)
+    if isinstance(start, bool) or not isinstance(start, (int, np.integer)):
+        raise TypeError(f"start must be an int, got {type(start).__name__}")
+    start = int(start) + n if start < 0 else int(start)
+    if not 0 <= start <= n:
+        raise AxisError(f"hipfer.rollaxis: start must be in [{-n}, {n}], got {start}")
+    if ax < start:
+        start -= 1
+    if ax == start:
+        return a[...]
+    order = [i for i in range(n) if i != ax]
+    order.insert(start, ax)
+    return Tensor(a._data.transpose(order), a._conj)
+
+
+def ravel(a, order="C") -> Tensor:
+    """a flattened to 1-d in order 'C' (rows), 'F' (columns), 'A' (F when a is
+    Fortran-contiguous only, else C) or 'K' (memory order); a view when the strides allow
+    (always for contiguous data read in its own order), else one copy."""
+    a = _as_tensor(a)
+    if order not in ("C", "F", "A", "K"):
+        raise ValueError(f"hipfer.ravel: order must be one of 'C', 'F', 'A', 'K', got {order!r}")
+    flags = a._data.flags
+    if order == "A":
+        order = "F" if flags.f_contiguous and not flags.c_contiguous else "C"
+    if order == "F":
+        return reshape(transpose(a), (-1,))
+    if order == "K":
+        return reshape(permute_dims(a, memory_order(a)), (-1,))
+    return reshape(a, (-1,))
+
+
+def _atleast(arys, nd: int):
+    out = []
+    for a in arys:
+        a = _as_tensor(a)
+        if a.ndim < nd:
+            # NumPy's placement: 1-d (n,) -> (1, n) -> (1, n, 1); 0-d -> (1, 1, 1)
+            if nd == 3 and a.ndim == 2:
+                a = expand_dims(a, -1)
+            elif nd == 3 and a.ndim == 1:
+                a = expand_dims(a, (0, -1))
+            else:
+                a = reshape(a, (1,) * (nd - a.ndim) + a.shape)
+        else:
+            a = a[...]  # a view, as NumPy's asanyarray gives the array itself
+        out.append(a)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def atleast_1d(*arys):
+    """Each array viewed with at least one axis (one tensor for one input, else a tuple)."""
+    return _atleast(arys, 1)
+
+
+def atleast_2d(*arys):
+    """Each tensor viewed with at least two axes ((n,) -> (1, n))."""
+    return _atleast(arys, 2)
+
+
+def atleast_3d(*arys):
+    """Each tensor viewed with at least three axes ((n,) -> (1, n, 1), (m, n) -> (m, n, 1))."""
+    return _atleast(arys, 3)
+
+
+def fliplr(m) -> Tensor:
+    """m reversed along axis 1 (left/right): a view; m needs at least 2 axes."""
+    m = _as_tensor(m)
+    if m.ndim < 2:
+        raise ValueError("hipfer.fliplr: the input must have at least 2 axes")
+    return flip(m, axis=1)
+
+
+def flipud(m) -> Tensor:
+    """m reversed along axis 0 (up/down): a view; m needs at least 1 axis."""
+    m = _as_tensor(m)
+    if m.ndim < 1:
+        raise ValueError("hipfer.flipud: the input must have at least 1 axis")
+    return flip(m, axis=0)
+
+
+def rot90(m, k=1, axes=(0, 1)) -> Tensor:
+    """m rotated by 90 degrees k times in the plane of axes (from the first towards the
+    second): a view (flips and a transpose)."""
+    m = _as_tensor(m)
+    axes = tuple(axes)
+    if len(axes) != 2:
+        raise ValueError("hipfer.rot90: len(axes) must be 2")
+    if m.ndim < 2:
+        raise ValueError("hipfer.rot90: the input must have at least 2 axes")
+    a0, a1 = (_axis(a, m.ndim, "axes") for a in axes)
+    if a0 == a1:
+        raise ValueError("hipfer.rot90: axes must be different")
+    k = _index(k) % 4
+    if k == 0:
+        return m[...]
+    if k == 2:
+        return flip(flip(m, axis=a0), axis=a1)
+    order = list(range(m.ndim))
+    order[a0], order[a1] = order[a1], order[a0]
+    if k == 1:
+        return permute_dims(flip(m, axis=a1), order)
+    return flip(permute_dims(m, order), axis=a1)
+
+
+# ------------------------------------------------------------------ NumPy's joins and splits
 def _check_casting(ts, dt, casting, name) -> None:
     if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
         raise ValueError(f"hipfer.{name}: casting must be one of 'no', 'equiv', 'safe', "

@@ -16,10 +16,9 @@ from . import _ops
 from ._tensor import Tensor, xp_of
 from .prims import descriptors as d
 
-__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_arrays", "broadcast_shapes",
-           "broadcast_to", "diagonal", "expand_dims", "flip", "fliplr", "flipud",
-           "matrix_transpose", "moveaxis", "permute_dims", "ravel", "reshape", "rollaxis",
-           "rot90", "squeeze", "swapaxes", "transpose", "unstack"]
+__all__ = ["broadcast_arrays", "broadcast_shapes", "broadcast_to", "diagonal", "expand_dims",
+           "flip", "matrix_transpose", "moveaxis", "permute_dims", "reshape", "squeeze",
+           "unstack"]
 
 # Invalid axes raise NumPy's AxisError: it is both the IndexError the standard names and
 # the ValueError NumPy users catch.
@@ -233,66 +232,6 @@ def _tensors(arrays, what) -> list:
     return ts
 
 
-# ------------------------------------------------------------------ NumPy's views
-def _tensor_arg(a, what) -> Tensor:
-    if not isinstance(a, Tensor):
-        raise TypeError(f"hipfer.{what}: expected a hipfer Tensor, got {type(a).__name__} "
-                        "(hipfer.asarray makes one)")
-    return a
-
-
-def transpose(a, axes=None) -> Tensor:
-    """NumPy's transpose: the axes reversed (axes=None) or permuted as axes; a view."""
-    a = _tensor_arg(a, "transpose")
-    return permute_dims(a, tuple(range(a.ndim))[::-1] if axes is None else tuple(axes))
-
-
-def swapaxes(a, axis1, axis2) -> Tensor:
-    """a with axes axis1 and axis2 interchanged: a view."""
-    a = _tensor_arg(a, "swapaxes")
-    order = list(range(a.ndim))
-    i, j = _axis(axis1, a.ndim, "axis1"), _axis(axis2, a.ndim, "axis2")
-    order[i], order[j] = j, i
-    return Tensor(a._data.transpose(order), a._conj)
-
-
-def rollaxis(a, axis, start=0) -> Tensor:
-    """NumPy's rollaxis: axis moved to sit before position start (a view); moveaxis is
-    the clearer spelling, this keeps NumPy's start semantics (start may be ndim)."""
-    a = _tensor_arg(a, "rollaxis")
-    n = a.ndim
-    ax = _axis(axis, n)
-    if isinstance(start, bool) or not isinstance(start, (int, np.integer)):
-        raise TypeError(f"start must be an int, got {type(start).__name__}")
-    start = int(start) + n if start < 0 else int(start)
-    if not 0 <= start <= n:
-        raise AxisError(f"hipfer.rollaxis: start must be in [{-n}, {n}], got {start}")
-    if ax < start:
-        start -= 1
-    if ax == start:
-        return a[...]
-    order = [i for i in range(n) if i != ax]
-    order.insert(start, ax)
-    return Tensor(a._data.transpose(order), a._conj)
-
-
-def ravel(a, order="C") -> Tensor:
-    """a flattened to 1-d in order 'C' (rows), 'F' (columns), 'A' (F when a is
-    Fortran-contiguous only, else C) or 'K' (memory order); a view when the strides allow
-    (always for contiguous data read in its own order), else one copy."""
-    a = _tensor_arg(a, "ravel")
-    if order not in ("C", "F", "A", "K"):
-        raise ValueError(f"hipfer.ravel: order must be one of 'C', 'F', 'A', 'K', got {order!r}")
-    flags = a._data.flags
-    if order == "A":
-        order = "F" if flags.f_contiguous and not flags.c_contiguous else "C"
-    if order == "F":
-        return reshape(transpose(a), (-1,))
-    if order == "K":
-        return reshape(permute_dims(a, memory_order(a)), (-1,))
-    return reshape(a, (-1,))
-
-
 def memory_order(x: Tensor) -> list:
     """The axes from the largest stride to the smallest, as NumPy's order='K' has them (its
     insertion sort, in which an axis of length one or stride zero is not compared and stays
@@ -311,76 +250,3 @@ def memory_order(x: Tensor) -> list:
         if pos != i:
             perm.insert(pos, perm.pop(i))
     return perm
-
-
-def _atleast(arys, nd: int, what: str):
-    out = []
-    for a in arys:
-        a = _tensor_arg(a, what)
-        if a.ndim < nd:
-            # NumPy's placement: 1-d (n,) -> (1, n) -> (1, n, 1); 0-d -> (1, 1, 1)
-            if nd == 3 and a.ndim == 2:
-                a = expand_dims(a, -1)
-            elif nd == 3 and a.ndim == 1:
-                a = expand_dims(a, (0, -1))
-            else:
-                a = reshape(a, (1,) * (nd - a.ndim) + a.shape)
-        else:
-            a = a[...]  # a view, as NumPy's asanyarray gives the array itself
-        out.append(a)
-    return out[0] if len(out) == 1 else tuple(out)
-
-
-def atleast_1d(*arys):
-    """Each tensor viewed with at least one axis (one tensor for one input, else a tuple)."""
-    return _atleast(arys, 1, "atleast_1d")
-
-
-def atleast_2d(*arys):
-    """Each tensor viewed with at least two axes ((n,) -> (1, n))."""
-    return _atleast(arys, 2, "atleast_2d")
-
-
-def atleast_3d(*arys):
-    """Each tensor viewed with at least three axes ((n,) -> (1, n, 1), (m, n) -> (m, n, 1))."""
-    return _atleast(arys, 3, "atleast_3d")
-
-
-def fliplr(m) -> Tensor:
-    """m reversed along axis 1 (left/right): a view; m needs at least 2 axes."""
-    m = _tensor_arg(m, "fliplr")
-    if m.ndim < 2:
-        raise ValueError("hipfer.fliplr: the input must have at least 2 axes")
-    return flip(m, axis=1)
-
-
-def flipud(m) -> Tensor:
-    """m reversed along axis 0 (up/down): a view; m needs at least 1 axis."""
-    m = _tensor_arg(m, "flipud")
-    if m.ndim < 1:
-        raise ValueError("hipfer.flipud: the input must have at least 1 axis")
-    return flip(m, axis=0)
-
-
-def rot90(m, k=1, axes=(0, 1)) -> Tensor:
-    """m rotated by 90 degrees k times in the plane of axes (from the first towards the
-    second): a view (flips and a transpose)."""
-    m = _tensor_arg(m, "rot90")
-    axes = tuple(axes)
-    if len(axes) != 2:
-        raise ValueError("hipfer.rot90: len(axes) must be 2")
-    if m.ndim < 2:
-        raise ValueError("hipfer.rot90: the input must have at least 2 axes")
-    a0, a1 = (_axis(a, m.ndim, "axes") for a in axes)
-    if a0 == a1:
-        raise ValueError("hipfer.rot90: axes must be different")
-    k = _index(k) % 4
-    if k == 0:
-        return m[...]
-    if k == 2:
-        return flip(flip(m, axis=a0), axis=a1)
-    order = list(range(m.ndim))
-    order[a0], order[a1] = order[a1], order[a0]
-    if k == 1:
-        return permute_dims(flip(m, axis=a1), order)
-    return flip(permute_dims(m, order), axis=a1)
