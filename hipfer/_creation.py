@@ -1,4 +1,7 @@
-"""Creating tensors: asarray and the filled constructors (Generate on the device)."""
+"""Creating tensors: asarray and the filled constructors (Generate on the device), and
+NumPy's creation functions (array and the as*array family, copy, identity, diag, tri,
+indices, fromfunction, linspace with array bounds, logspace, geomspace; frombuffer and
+fromiter, which read host data by nature)."""
 from __future__ import annotations
 
 import math

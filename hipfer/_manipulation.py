@@ -1,7 +1,12 @@
 """Shape manipulation that makes new tensors (the views are in hipfer._views): concat,
 stack, roll, tile and repeat write the operands piece by piece with PointwiseCast into
 views of the output, which promotes dtypes and folds the lazy conjugation flag on the
-way."""
+way.
+
+NumPy's manipulation functions follow, with NumPy's signatures and array_like operands:
+its views (transpose, swapaxes, rollaxis, ravel, atleast_*, fliplr, flipud, rot90: built on
+hipfer._views, no copy), joins and splits, insert / delete / resize, trim_zeros, copyto,
+ix_ and pad (NumPy's own algorithm, axis by axis, as slice writes on the device)."""
 from __future__ import annotations
 
 import itertools
@@ -653,7 +658,8 @@ def resize(a, new_shape) -> Tensor:
 def trim_zeros(filt, trim="fb", axis=None) -> Tensor:
     """filt without its leading ('f') and/or trailing ('b') zeros along the axes (all when
     None): the bounding box of the nonzero values, a view. The box's ends are data, so they
-    are read to the host once (one small transfer)."""
+    are read to the host once (one small transfer). A list input gives a tensor (NumPy
+    gives a list)."""
     from ._elementwise import not_equal
     from ._searching import argmax
     from ._statistical import any as any_

@@ -551,3 +551,47 @@ def test_numpy_reaches_hipfer(be, rng, refuse_host):
     d = hf.zeros((4, 6), device=be.device)
     assert np.copyto(d, t, where=T(be, z > 0)) is None
     np.testing.assert_array_equal(np.asarray(d, copy=True), np.where(z > 0, a, 0.0))
+
+
+# ------------------------------------------------------------------ nothing read to the host
+_READS = ("__array__", "__bool__", "__float__", "__complex__", "__int__", "__index__", "item",
+          "tolist", "_host")
+
+
+def _count_reads(monkeypatch):
+    """Make every way of reading a tensor's values to the host count itself (and still work)."""
+    reads = []
+    for name in _READS:
+        orig = getattr(hf.Tensor, name, None)
+        if orig is None:
+            continue
+
+        def counted(self, *args, _orig=orig, _name=name, **kwargs):
+            reads.append(_name)
+            return _orig(self, *args, **kwargs)
+        monkeypatch.setattr(hf.Tensor, name, counted)
+    return reads
+
+
+def test_device_compositions_read_nothing(be, rng, monkeypatch):
+    a = random_array(rng, (3, 4), np.float64)
+    t, e = T(be, a), T(be, a[0])
+    reads = _count_reads(monkeypatch)
+    for mode in ("constant", "edge", "linear_ramp", "maximum", "mean", "median", "reflect",
+                 "symmetric", "wrap"):
+        hf.pad(t, (2, 5), mode)
+    hf.pad(t, 1, "reflect", reflect_type="odd")
+    hf.linspace(e, t, 4, axis=-1)
+    hf.geomspace(hf.abs(e), 3.0, 4)
+    hf.logspace(e, t, 3)
+    hf.concatenate([t, t], axis=None)
+    hf.insert(t, [1, 1, 3], 0.5, axis=1)
+    hf.delete(t, [0, 2], axis=1)
+    hf.copyto(t, e, where=[True, False, True, False])
+    hf.block([[t, t], [t, t]])
+    hf.resize(t, (5, 5))
+    hf.array(t, order="F")
+    hf.ravel(t.mT, "K")
+    assert reads == []
+    hf.trim_zeros(t)  # its box is data: one read
+    assert reads == ["_host"]
