@@ -593,13 +593,13 @@ def insert(arr, obj, values, axis=None) -> Tensor:
     if idx.ndim > 1:
         raise ValueError("hipfer.insert: index array argument obj must be one dimensional "
                          "or scalar")
-    vals = astype(_as_tensor(values, arr.device), arr.dtype)
     if idx.size == 1:
         i = int(idx.reshape(-1)[0])
         if not -n <= i <= n:
             raise IndexError(f"hipfer.insert: index {obj} is out of bounds for axis {ax} with "
                              f"size {n}")
         i += n if i < 0 else 0
+        vals = _insert_values(values, arr)
         vals = reshape(vals, (1,) * (arr.ndim - vals.ndim) + vals.shape)
         if scalar:  # NumPy: a scalar obj inserts values like a[:, i:i+1] = values
             vals = moveaxis(vals, 0, ax)
@@ -609,25 +609,34 @@ def insert(arr, obj, values, axis=None) -> Tensor:
         lead = (slice(None),) * ax
         return concat([arr[lead + (slice(0, i),)], vals, arr[lead + (slice(i, None),)]],
                       axis=ax)
+    # each index must be in [-n, n] (NumPy itself lets some below -n through to results
+    # that depend on its arithmetic: a legacy accident, refused here)
     bad = (idx < -n) | (idx > n)
     if bad.any():
         raise IndexError(f"hipfer.insert: index {int(idx[bad][0])} is out of bounds for "
                          f"axis {ax} with size {n}")
-    idx = np.where(idx < 0, idx + n, idx)
     k = idx.size
-    order = np.argsort(idx, kind="stable")
-    new_pos = idx.copy()
-    new_pos[order] += np.arange(k)
-    src = np.empty(n + k, dtype=np.int64)  # output position -> position in concat(arr, values)
-    old = np.ones(n + k, dtype=bool)
+    idx = np.where(idx < 0, idx + n, idx)
+    new_pos = idx.copy()  # each index moves up by the insertions sorted before it (stable)
+    new_pos[np.argsort(idx, kind="stable")] += np.arange(k)
+    old = np.ones(n + k, dtype=bool)  # the output positions arr's values go to
     old[new_pos] = False
+    src = np.empty(n + k, dtype=np.int64)  # output position -> position in concat(arr, values)
     src[old] = np.arange(n)
     src[new_pos] = n + np.arange(k)
     shape = list(arr.shape)
     shape[ax] = k
-    vals = _broadcast(vals, tuple(shape), "insert")
+    vals = _broadcast(_insert_values(values, arr), tuple(shape), "insert")
     both = concat([arr, vals], axis=ax)
     return take(both, asarray(src, device=arr.device), axis=ax)
+
+
+def _insert_values(values, arr: Tensor) -> Tensor:
+    """values in arr's dtype: Python data converts directly (an int out of range is NumPy's
+    OverflowError), a tensor casts."""
+    if isinstance(values, Tensor):
+        return astype(values, arr.dtype)
+    return asarray(values, dtype=arr.dtype, device=arr.device)
 
 
 def _broadcast(t: Tensor, shape, name) -> Tensor:

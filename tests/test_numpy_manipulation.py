@@ -187,6 +187,11 @@ def test_insert(be, rng, dtype):
         hf.insert(t, [[0]], 1, axis=1)
     with pytest.raises(TypeError, match="hipfer.insert"):
         hf.insert(t, T(be, [1]), 1)
+    u = T(be, np.arange(3, dtype=np.uint8))
+    with pytest.raises(OverflowError):  # Python values convert to arr's dtype as NumPy's
+        hf.insert(u, 1, -3)
+    with pytest.raises(OverflowError):
+        np.insert(np.arange(3, dtype=np.uint8), 1, -3)
 
 
 @pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.float16, np.complex128])
