@@ -1,4 +1,7 @@
-"""Creating tensors: asarray and the filled constructors (Generate on the device)."""
+"""Creating tensors: asarray and the filled constructors (Generate on the device), and
+NumPy's creation functions (array and the as*array family, copy, identity, diag, tri,
+indices, fromfunction, linspace with array bounds, logspace, geomspace; frombuffer and
+fromiter, which read host data by nature)."""
 from __future__ import annotations
 
 import math
@@ -10,15 +13,18 @@ from . import _dtypes, _ops
 from ._core import fill
 from ._data_type_functions import astype
 from ._device import as_device, get_default_device
-from ._elementwise import (add, divide, equal, greater_equal, less_equal, logical_and, multiply,
-                           not_equal, subtract, where)
+from ._elementwise import (add, divide, equal, greater_equal, less_equal, multiply, subtract,
+                           where)
 from ._tensor import Tensor, _device_of_data, _is_cupy
 from ._views import broadcast_to, diagonal, reshape
 from .prims import descriptors as d
 from .prims.registry import get_backend
 
-__all__ = ["arange", "asarray", "empty", "empty_like", "eye", "full", "full_like", "linspace", "meshgrid",
-           "ones", "ones_like", "tril", "triu", "zeros", "zeros_like"]
+__all__ = ["arange", "array", "asanyarray", "asarray", "ascontiguousarray", "asfortranarray",
+           "copy", "diag", "diagflat", "empty", "empty_like", "eye", "frombuffer",
+           "fromfunction", "fromiter", "full", "full_like", "geomspace", "identity", "indices",
+           "linspace", "logspace", "meshgrid", "ones", "ones_like", "tri", "tril", "triu",
+           "zeros", "zeros_like"]
 
 
 def _dev(device):
@@ -234,62 +240,120 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Tensor:
     return out
 
 
-def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> Tensor:
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
+             device=None):
     """num evenly spaced values from start to stop (stop included when endpoint).
 
-    As NumPy: computed in float64 (complex128 for complex bounds) as start + i * step, step
-    = (stop - start) / div, the last value set to exactly stop, then cast to dtype."""
+    As NumPy: start + i * step, step = (stop - start) / div, the last value set to exactly
+    stop, then cast to dtype (an integer dtype floors first). Python-number and 0-d tensor
+    bounds compute in float64 (complex128 for complex bounds, the array API's default);
+    array bounds (tensors with axes, lists) compute in NumPy's result_type(start, stop,
+    float) and give a result with the new axis at `axis`. retstep=True also returns the
+    step (a Python number for number bounds, a tensor for tensor bounds)."""
     num = operator.index(num)
     if num < 0:
-        raise ValueError(f"linspace(): num must be non-negative, got {num}")
+        raise ValueError(f"hipfer.linspace: num must be non-negative, got {num}")
+    arrays = any(isinstance(v, (list, tuple, np.ndarray)) or
+                 (isinstance(v, Tensor) and v.ndim > 0) for v in (start, stop))
+    if arrays:
+        return _linspace_arrays(start, stop, num, endpoint, retstep, dtype, axis, device)
+    if axis not in (0, -1):
+        raise np.exceptions.AxisError(f"hipfer.linspace: axis {axis} is out of range for "
+                                      "a 1-d result")
     for v in (start, stop):
-        if isinstance(v, Tensor):
-            if v.ndim != 0:
-                raise ValueError(f"linspace(): a tensor start or stop must be 0-d, got shape {v.shape}")
-        elif isinstance(v, bool) or not isinstance(v, (int, float, complex, np.number)):
-            raise TypeError("linspace(): start and stop must be numbers or 0-d tensors, "
+        if not isinstance(v, Tensor) and (
+                isinstance(v, bool) or not isinstance(v, (int, float, complex, np.number))):
+            raise TypeError("hipfer.linspace: start and stop must be numbers or tensors, "
                             f"got {type(v).__name__}")
     is_c = any(isinstance(v, (complex, np.complexfloating))
                or (isinstance(v, Tensor) and v.dtype.kind == "c") for v in (start, stop))
-    dt = (_dtypes.default_complex if is_c else _dtypes.default_float) if dtype is None \
-        else _dtypes.as_dtype(dtype)
-    if dt.kind not in "fc" or (is_c and dt.kind != "c"):
-        raise TypeError(f"linspace(): dtype must be a {'complex' if is_c else 'floating'} "
-                        f"dtype, got {dt}")
     work = np.dtype(np.complex128 if is_c else np.float64)
-    ts = [v for v in (start, stop) if isinstance(v, Tensor)]
-    if ts:
+    dt = _linspace_dtype(dtype, work)
+    div = (num - 1) if endpoint else num
+    if any(isinstance(v, Tensor) for v in (start, stop)):
         # 0-d tensor bounds (SciPy: linspace(asarray(0.), asarray(1.), n)): the same values
-        # computed on their device, nothing read to the host; where() stands in for the
-        # data-dependent test of an underflowed step below
+        # computed on their device, nothing read to the host
+        ts = [v for v in (start, stop) if isinstance(v, Tensor)]
         dev = _ops.device_of(ts) if device is None else as_device(device)
         a, b = (asarray(v, dtype=work, device=dev) for v in (start, stop))
-        div = (num - 1) if endpoint else num
-        i, delta = arange(num, dtype=work, device=dev), subtract(b, a)
-        if div > 0:
-            step = divide(delta, div)
-            tiny = logical_and(equal(step, 0), not_equal(delta, 0))
-            y = add(where(tiny, multiply(divide(i, div), delta), multiply(i, step)), a)
-        else:
-            y = add(multiply(i, delta), a)
-        if endpoint and num > 1:
-            y[-1] = b
-        return y if dt == work else Tensor(_ops.run(d.PointwiseCast(dt), [y]))
-    a, b = work.type(start), work.type(stop)
-    div, dev = (num - 1) if endpoint else num, _dev(device)
-    with np.errstate(all="ignore"):
-        delta = b - a
-        step = delta / div if div > 0 else delta  # div == 0: only y[0] = start + 0 * delta
-    if step == 0 and delta != 0:  # step underflowed (NumPy's gh-5437): (i / div) * delta
-        y = add(multiply(divide(arange(num, dtype=work, device=dev), div), delta), a)
+        y, step = _ramp(a, b, num, div, work, dev)
     else:
-        y = Tensor(_ops.generate(d.Generate(d.GenerateKind.IOTA), (num,), work, dev,
-                                 start=a, step=step))
+        a, b = work.type(start), work.type(stop)
+        dev = _dev(device)
+        with np.errstate(all="ignore"):
+            delta = b - a
+            step = delta / div if div > 0 else delta  # div == 0: only y[0] = start
+        if step == 0 and delta != 0:  # step underflowed (NumPy's gh-5437): (i / div) * delta
+            y = add(multiply(divide(arange(num, dtype=work, device=dev), div), delta), a)
+        else:
+            y = Tensor(_ops.generate(d.Generate(d.GenerateKind.IOTA), (num,), work, dev,
+                                     start=a, step=step))
+        step = step.item() if div > 0 else float("nan")
     if endpoint and num > 1:
         y[-1] = b
-    if dt != work:
-        y = Tensor(_ops.run(d.PointwiseCast(dt), [y]))
-    return y
+    y = _linspace_cast(y, dt)
+    return (y, step) if retstep else y
+
+
+def _linspace_dtype(dtype, work):
+    """linspace's result dtype: work unless given; a complex work dtype needs a complex one."""
+    dt = work if dtype is None else _dtypes.as_dtype(dtype)
+    if work.kind == "c" and dt.kind != "c":
+        raise TypeError(f"hipfer.linspace: dtype must be a complex dtype for complex bounds, "
+                        f"got {dt}")
+    if dt.kind == "b":
+        raise TypeError("hipfer.linspace: dtype must be numeric, got bool")
+    return dt
+
+
+def _linspace_cast(y: Tensor, dt) -> Tensor:
+    if dt.kind in "iu" and y.dtype.kind == "f":  # NumPy floors before an integer cast
+        from ._elementwise import floor
+        y = floor(y)
+    return y if dt == y.dtype else Tensor(_ops.run(d.PointwiseCast(dt), [y]))
+
+
+def _ramp(a: Tensor, b: Tensor, num: int, div: int, work, dev):
+    """start + i * step along a new leading axis (a, b broadcast), or where any step is 0
+    (underflowed), (i / div) * span for all (NumPy's gh-5437 path: chosen on the device by
+    where() on a 0-d any(), so nothing is read to the host). Returns (y, step)."""
+    from ._statistical import any as any_
+    i = reshape(arange(num, dtype=work, device=dev), (num,) + (1,) * max(a.ndim, b.ndim))
+    delta = subtract(b, a)
+    if div > 0:
+        step = divide(delta, div)
+        tiny = any_(equal(step, 0))
+        y = add(where(tiny, multiply(divide(i, div), delta), multiply(i, step)), a)
+    else:
+        step = full(delta.shape, float("nan"), dtype=work, device=dev)
+        y = add(multiply(i, delta), a)
+    if y.shape != (num,) + delta.shape:  # num == 0 and friends: keep the full shape
+        y = broadcast_to(y, (num,) + delta.shape)
+    return y, step
+
+
+def _linspace_arrays(start, stop, num, endpoint, retstep, dtype, axis, device):
+    """linspace with array bounds: NumPy's computation dtype and the new axis at `axis`."""
+    ts = [v for v in (start, stop) if isinstance(v, Tensor)]
+    dev = (_ops.device_of(ts) if ts else _dev(None)) if device is None else as_device(device)
+    # Python numbers stay weak in the dtype rule (NumPy 2: float32 bounds and 5.0 -> float32)
+    weak = [v if isinstance(v, (int, float, complex)) and not isinstance(v, bool) else None
+            for v in (start, stop)]
+    a, b = (v if isinstance(v, Tensor) else asarray(v, device=dev) for v in (start, stop))
+    work = np.result_type(*(w if w is not None else t.dtype for w, t in zip(weak, (a, b))), 1.0)
+    if work.kind not in "fc":
+        work = _dtypes.default_float
+    dt = _linspace_dtype(dtype, work)
+    a, b = (asarray(v, dtype=work, device=dev) for v in (a, b))
+    y, step = _ramp(a, b, num, (num - 1) if endpoint else num, work, dev)
+    y = Tensor(_ops.run(d.MakeContiguous(), [y]))  # writable, one new buffer
+    if endpoint and num > 1:
+        y[-1] = b
+    y = _linspace_cast(y, dt)
+    if axis != 0:
+        from ._views import moveaxis
+        y = moveaxis(y, 0, axis)
+    return (y, step) if retstep else y
 
 
 def meshgrid(*arrays, indexing="xy") -> tuple:
@@ -338,3 +402,233 @@ def tril(x: Tensor, /, *, k=0) -> Tensor:
 def triu(x: Tensor, /, *, k=0) -> Tensor:
     """The upper triangle of x (on and above the k-th diagonal), the rest zero."""
     return _triangle(x, k, keep_below=False)
+
+
+# ------------------------------------------------------------------ NumPy's creation
+def _like_device(like, device):
+    """NEP 35's like=: a Tensor's device (NumPy's own dispatch does this for np.<name>)."""
+    if device is None and isinstance(like, Tensor):
+        return like.device
+    return device
+
+
+def _fortran(x: Tensor) -> Tensor:
+    """A new column-major (Fortran-ordered) copy of x: the reversed shape allocated C-ordered
+    and seen transposed, x written into it in one launch (the conjugation flag folded)."""
+    be = get_backend(x.device)
+    out = be.empty(x.shape[::-1], x.dtype).transpose()
+    if x.size:
+        _ops.run(d.PointwiseCast(x.dtype), [x], out=out)
+    return Tensor(out)
+
+
+def _contiguous(x: Tensor) -> Tensor:
+    return Tensor(_ops.run(d.MakeContiguous(), [x]))
+
+
+def _is_f_only(x) -> bool:
+    f = x._data.flags if isinstance(x, Tensor) else getattr(x, "flags", None)
+    return f is not None and f.f_contiguous and not f.c_contiguous
+
+
+def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None,
+          device=None) -> Tensor:
+    """NumPy's array: asarray that copies by default (copy=None: only when needed,
+    copy=False: never, else ValueError), in memory order `order` ('K' and 'A' keep a
+    Fortran-ordered input's order, 'C' rows, 'F' columns), with at least ndmin axes (ones
+    prepended). subok is accepted and has no effect (hipfer has no subclasses); device=
+    is hipfer's (like=t means t's device)."""
+    if order is None:
+        order = "K"
+    if order not in ("K", "A", "C", "F"):
+        raise ValueError(f"hipfer.array: order must be one of 'K', 'A', 'C', 'F', got {order!r}")
+    device = _like_device(like, device)
+    if order == "K" and isinstance(object, Tensor) and not object._data.flags.c_contiguous:
+        x = asarray(object, dtype=dtype, device=device, copy=False if copy is False else None)
+        return _ndmin(_in_memory_order(x) if copy and x is object else x, ndmin)
+    want_f = order == "F" or (order == "A" and _is_f_only(object))
+    if want_f or order == "C":
+        x = asarray(object, dtype=dtype, device=device, copy=False if copy is False else None)
+        ok = x._data.flags.f_contiguous if want_f else x._data.flags.c_contiguous
+        if copy is False and not ok:
+            raise ValueError(f"hipfer.array(copy=False): order {order!r} needs a copy")
+        if copy or not ok:  # one new buffer in the order asked for
+            x = _fortran(x) if want_f else _contiguous(x)
+    else:
+        x = asarray(object, dtype=dtype, device=device, copy=copy)
+    return _ndmin(x, ndmin)
+
+
+def _ndmin(x: Tensor, ndmin) -> Tensor:
+    ndmin = operator.index(ndmin)
+    return reshape(x, (1,) * (ndmin - x.ndim) + x.shape) if x.ndim < ndmin else x
+
+
+def _in_memory_order(x: Tensor) -> Tensor:
+    """A copy of x whose strides keep x's axis order in memory (NumPy's order='K'): the
+    axes sorted by stride, made contiguous, then seen in x's axis order again."""
+    from ._views import memory_order, permute_dims
+    perm = memory_order(x)
+    back = sorted(range(x.ndim), key=perm.__getitem__)
+    return permute_dims(_contiguous(permute_dims(x, perm)), back)
+
+
+def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None) -> Tensor:
+    """asarray (hipfer has no array subclasses to pass through)."""
+    return array(a, dtype, copy=copy, order=order, device=_like_device(like, device))
+
+
+def ascontiguousarray(a, dtype=None, *, like=None) -> Tensor:
+    """a as a C-contiguous tensor with at least one axis (a itself when it is one)."""
+    return array(a, dtype, copy=None, order="C", ndmin=1, like=like)
+
+
+def asfortranarray(a, dtype=None, *, like=None) -> Tensor:
+    """a as a Fortran-ordered (column-major strided) tensor with at least one axis (a itself
+    when it is one)."""
+    return array(a, dtype, copy=None, order="F", ndmin=1, like=like)
+
+
+def copy(a, order="K", subok=False) -> Tensor:
+    """A new tensor holding a's values, in memory order `order` ('K' and 'A' keep a
+    Fortran-ordered input's order, else C order)."""
+    return array(a, copy=True, order=order)
+
+
+def identity(n, dtype=None, *, like=None, device=None) -> Tensor:
+    """The n x n identity matrix (float64 unless dtype is given)."""
+    return eye(n, dtype=dtype, device=_like_device(like, device))
+
+
+def diag(v, k=0) -> Tensor:
+    """The k-th diagonal of a 2-d v (a view, as NumPy's), or a 2-d tensor with the 1-d v on
+    its k-th diagonal and zeros elsewhere."""
+    v = v if isinstance(v, Tensor) else asarray(v)
+    k = operator.index(k)
+    if v.ndim == 2:
+        return diagonal(v, offset=k)
+    if v.ndim != 1:
+        raise ValueError("hipfer.diag: input must be 1-d or 2-d")
+    n = v.shape[0] + abs(k)
+    out = zeros((n, n), dtype=v.dtype, device=v.device)
+    diagonal(out, offset=k)[...] = v
+    return out
+
+
+def diagflat(v, k=0) -> Tensor:
+    """A 2-d tensor with the flattened v on its k-th diagonal."""
+    v = v if isinstance(v, Tensor) else asarray(v)
+    return diag(reshape(v, (-1,)), k)
+
+
+def tri(N, M=None, k=0, dtype=float, *, like=None, device=None) -> Tensor:
+    """An N x M tensor with ones at and below the k-th diagonal, zeros elsewhere."""
+    N = max(operator.index(N), 0)  # NumPy: a negative size gives an empty axis
+    M = N if M is None else max(operator.index(M), 0)
+    dev = _dev(_like_device(like, device))
+    rows = reshape(arange(operator.index(k), N + operator.index(k), device=dev), (N, 1))
+    mask = less_equal(reshape(arange(M, device=dev), (1, M)), rows)
+    return astype(mask, _dtypes.as_dtype(dtype))
+
+
+def indices(dimensions, dtype=int, sparse=False):
+    """A grid of indices: out[i] varies along axis i (shape (len(dimensions), *dimensions));
+    sparse=True gives a tuple of broadcastable tensors instead (each a view of a range)."""
+    dims = tuple(operator.index(n) for n in dimensions)
+    dt, dev = _dtypes.as_dtype(dtype), get_default_device()
+    n = len(dims)
+    ranges = [reshape(arange(m, dtype=dt, device=dev), (1,) * i + (m,) + (1,) * (n - i - 1))
+              for i, m in enumerate(dims)]
+    if sparse:
+        return tuple(ranges)
+    out = empty((n,) + dims, dtype=dt, device=dev)
+    for i, r in enumerate(ranges):
+        out[i] = broadcast_to(r, dims)
+    return out
+
+
+def fromfunction(function, shape, *, dtype=float, like=None, device=None, **kwargs):
+    """function(*indices(shape, dtype), **kwargs): function is called once, with tensors of
+    coordinates (made on the device)."""
+    dev = _dev(_like_device(like, device))
+    dt = _dtypes.as_dtype(dtype)
+    dims = tuple(operator.index(n) for n in shape)
+    n = len(dims)
+    grids = [broadcast_to(reshape(arange(m, dtype=dt, device=dev),
+                                  (1,) * i + (m,) + (1,) * (n - i - 1)), dims)
+             for i, m in enumerate(dims)]
+    return function(*grids, **kwargs)
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0) -> Tensor:
+    """base ** linspace(start, stop, num, endpoint, axis=axis), cast to dtype if given;
+    base may be an array (broadcast against the bounds, as NumPy's)."""
+    y = linspace(start, stop, num=num, endpoint=endpoint, axis=axis)
+    if isinstance(base, (list, tuple, np.ndarray, Tensor)):
+        from ._views import expand_dims
+        b = base if isinstance(base, Tensor) else asarray(base, device=y.device)
+        y = _pow(expand_dims(b, axis if b.ndim else 0) if b.ndim else b, y)
+    else:
+        y = _pow(base, y)
+    return y if dtype is None else _linspace_cast(y, _dtypes.as_dtype(dtype))
+
+
+def _pow(a, b):
+    from ._elementwise import pow as power
+    return power(a, b)
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0) -> Tensor:
+    """num values spaced evenly on a log scale from start to stop (NumPy's algorithm:
+    negative and complex bounds rotated to the positive real axis, the ends exact).
+    Differs from NumPy: a zero inside tensor bounds gives NaN/inf values instead of a
+    ValueError (testing for it would read the device)."""
+    from ._elementwise import log10, sign
+    num = operator.index(num)
+    for v in (start, stop):
+        if not isinstance(v, (Tensor, list, tuple, np.ndarray)) and v == 0:
+            raise ValueError("hipfer.geomspace: geometric sequence cannot include zero")
+    ts = [v for v in (start, stop) if isinstance(v, Tensor)]
+    dev = _ops.device_of(ts) if ts else get_default_device()
+    a, b = (v if isinstance(v, Tensor) else asarray(v, device=dev) for v in (start, stop))
+    # NumPy's rule: at least float64 (its dtype=None counts as a float64 operand)
+    dt = np.result_type(a.dtype, b.dtype, np.float64)
+    a, b = (astype(v, dt) for v in (a, b))
+    out_sign = sign(a)
+    a, b = divide(a, out_sign), divide(b, out_sign)
+    y = linspace(log10(a), log10(b), num=num, endpoint=endpoint)
+    y = _pow(10.0, y) if y.dtype == dt else astype(_pow(10.0, y), dt)
+    y = Tensor(_ops.run(d.MakeContiguous(), [y]))
+    if num > 0:  # the ends exactly as given
+        y[0] = a
+        if num > 1 and endpoint:
+            y[-1] = b
+    y = multiply(y, out_sign)
+    if axis != 0:
+        from ._views import moveaxis
+        y = moveaxis(y, 0, axis)
+    return y if dtype is None else _linspace_cast(y, _dtypes.as_dtype(dtype))
+
+
+def frombuffer(buffer, dtype=float, count=-1, offset=0, *, like=None, device=None) -> Tensor:
+    """A 1-d tensor of the bytes of a host buffer (bytes, bytearray, memoryview, ...).
+    The buffer is host memory by nature: read on the host, then moved to `device` (a
+    copy there; on the CPU the tensor shares the buffer, as NumPy's does)."""
+    host = np.frombuffer(buffer, dtype=dtype, count=count, offset=offset)
+    return _host_to(host, _like_device(like, device), "frombuffer")
+
+
+def fromiter(iter, dtype, count=-1, *, like=None, device=None) -> Tensor:
+    """A 1-d tensor of the values of a Python iterable. The values are Python data by
+    nature: gathered on the host, then moved to `device`."""
+    host = np.fromiter(iter, dtype=dtype, count=count)
+    return _host_to(host, _like_device(like, device), "fromiter")
+
+
+def _host_to(host: np.ndarray, device, what: str) -> Tensor:
+    if host.dtype.kind not in "biufc":
+        raise TypeError(f"hipfer.{what}: dtype {host.dtype} is not a tensor dtype")
+    dev = _dev(device)
+    if dev.kind == "cpu":
+        return Tensor(host)
+    return Tensor(get_backend(dev).asarray(np.ascontiguousarray(host)))

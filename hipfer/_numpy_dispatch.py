@@ -8,8 +8,8 @@ dispatched with no new code here:
   ``np.linalg.<name>`` -> ``hipfer.linalg.<name>``; ``np.fft.<name>`` ->
   ``hipfer.fft.<name>`` (found by the function's ``__module__`` and ``__name__``);
 - ``ALIASES`` names the NumPy functions whose hipfer name differs (absolute -> abs, ...),
-  ``ADAPTERS`` the few whose semantics need more than a rename (np.transpose's axes=None,
-  np.linalg.norm, np.diagonal's axis1/axis2, np.take and np.squeeze with
+  ``ADAPTERS`` the few whose semantics need more than a rename (np.diagonal's
+  axis1/axis2, np.take and np.squeeze with axis=None, ...).
   axis=None).
 
 Arguments are bound with NumPy's own signature and passed on by ``_call``: a NumPy
@@ -58,7 +58,7 @@ from ._indexing import index_put
 from ._elementwise import where as _where
 from ._numpy_signatures import SIGNATURES
 from ._tensor import Tensor
-from ._views import broadcast_to, diagonal, moveaxis, permute_dims, reshape
+from ._views import broadcast_to, diagonal, moveaxis, reshape
 
 #: NumPy name -> hipfer name, where they differ (ufuncs and functions alike)
 ALIASES = {
@@ -66,8 +66,8 @@ ALIASES = {
     "arcsinh": "asinh", "arctan": "atan", "arctanh": "atanh", "arctan2": "atan2",
     "power": "pow", "true_divide": "divide", "left_shift": "bitwise_left_shift",
     "right_shift": "bitwise_right_shift", "invert": "bitwise_invert",
-    "bitwise_not": "bitwise_invert", "conjugate": "conj", "concatenate": "concat",
-    "amax": "max", "amin": "min", "array": "asarray", "identity": "eye",
+    "bitwise_not": "bitwise_invert", "conjugate": "conj",
+    "amax": "max", "amin": "min",
 }
 
 #: per NumPy function: NumPy parameter name -> hipfer parameter name
@@ -76,8 +76,8 @@ RENAMES = {
     "std": {"ddof": "correction"}, "var": {"ddof": "correction"},
 }
 
-#: NumPy defaults that differ from hipfer's and must be passed on (np.array copies)
-DEFAULTS = {"array": {"copy": True}}
+#: NumPy defaults that differ from hipfer's and must be passed on
+DEFAULTS: dict = {}
 
 #: ufunc.reduce / ufunc.accumulate / ufunc.at -> the hipfer function that does it
 REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
@@ -99,13 +99,12 @@ _ARRAY_PARAMS = frozenset({"a", "x", "x1", "x2", "b", "v", "y", "condition", "m"
                            "values", "val", "object", "prototype", "A", "start", "stop",
                            "repeats"})
 _SEQ_PARAMS = frozenset({"arrays", "tup", "xi", "args", "operands"})
+# NumPy functions whose sequence is a nesting to keep (np.block's list of lists of blocks):
+# passed on as given, the hipfer function converts its leaves
+_NESTED = frozenset({"block"})
 
 
 # ------------------------------------------------------------------ adapters
-def _transpose(x, /, axes=None):
-    return permute_dims(x, tuple(range(x.ndim))[::-1] if axes is None else tuple(axes))
-
-
 def _diagonal(x, /, offset=0, axis1=0, axis2=1):
     return diagonal(moveaxis(x, (axis1, axis2), (-2, -1)), offset=offset)
 
@@ -145,7 +144,6 @@ def _norm(ns, x, /, ord=None, axis=None, keepdims=False):
 
 #: (NumPy module, name) -> adapter; those taking the namespace first are marked True
 ADAPTERS = {
-    ("numpy", "transpose"): (_transpose, False),
     ("numpy", "diagonal"): (_diagonal, False),
     ("numpy", "take"): (_take, True),
     ("numpy", "squeeze"): (_squeeze, True),
@@ -310,14 +308,16 @@ def _call(qual: str, np_name: str, np_sig, fn, takes_ns, args, kwargs, device,
             if given:
                 pos.extend(_convert(v, device, True) for v in value)
             continue
-        if p.kind is P.VAR_KEYWORD:
+        if p.kind is P.VAR_KEYWORD:  # np.pad's mode options, np.fromfunction's
             if given and value:
                 if not has_varkw:
                     raise _unsupported(qual, next(iter(value)))
                 kw.update(value)  # passed through (apply_along_axis's to func1d)
             continue
         is_array = p.name in _ARRAY_PARAMS or p.name in _SEQ_PARAMS
-        if given and p.name in _SEQ_PARAMS and isinstance(value, (list, tuple)):
+        if np_name in _NESTED:  # np.block: the nesting is the argument
+            pass
+        elif given and p.name in _SEQ_PARAMS and isinstance(value, (list, tuple)):
             value = [_convert(v, device, True) for v in value]
         elif given:
             value = _convert(value, device, is_array)

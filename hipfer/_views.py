@@ -230,3 +230,23 @@ def _tensors(arrays, what) -> list:
         if not isinstance(t, Tensor):
             raise TypeError(f"{what}() expects hipfer Tensors, got {type(t).__name__}")
     return ts
+
+
+def memory_order(x: Tensor) -> list:
+    """The axes from the largest stride to the smallest, as NumPy's order='K' has them (its
+    insertion sort, in which an axis of length one or stride zero is not compared and stays
+    in place). Not public: hipfer.ravel's and hipfer.copy's 'K'."""
+    shape, strides = x.shape, [abs(s) for s in x.strides]
+    perm = list(range(x.ndim))
+    for i in range(1, x.ndim):
+        a, pos = perm[i], i
+        for j in range(i - 1, -1, -1):
+            b = perm[j]
+            if 1 in (shape[a], shape[b]) or 0 in (strides[a], strides[b]):
+                continue  # ambiguous: look further left
+            if strides[a] <= strides[b]:
+                break
+            pos = j
+        if pos != i:
+            perm.insert(pos, perm.pop(i))
+    return perm

@@ -84,13 +84,13 @@ def test_linspace_errors(be):
     with pytest.raises(ValueError):
         hf.linspace(0, 1, -1)
     with pytest.raises(TypeError):
-        hf.linspace(0, 1, 5, dtype="int32")
+        hf.linspace(0, 1, 5, dtype="bool")
     with pytest.raises(TypeError):
         hf.linspace(0, 1j, 5, dtype="float64")
     with pytest.raises(TypeError):
         hf.linspace(0, 1, 2.0)
     with pytest.raises(TypeError):
-        hf.linspace(0, 1, 5, False)  # endpoint is keyword-only
+        hf.linspace(0, 1, 5, False, False, None, 0, "cpu")  # device is keyword-only
 
 
 # ------------------------------------------------------------------ meshgrid
