@@ -9,8 +9,7 @@ dispatched with no new code here:
   ``hipfer.fft.<name>`` (found by the function's ``__module__`` and ``__name__``);
 - ``ALIASES`` names the NumPy functions whose hipfer name differs (absolute -> abs, ...),
   ``ADAPTERS`` the few whose semantics need more than a rename (np.transpose's axes=None,
-  np.linalg.norm, np.diagonal's axis1/axis2, np.cumsum, np.take and np.squeeze with
-  axis=None).
+  np.diagonal's axis1/axis2, np.cumsum, np.take and np.squeeze with axis=None).
 
 Arguments are bound with NumPy's own signature and passed on by ``_call``: a NumPy
 parameter that hipfer has under the same name (after ``RENAMES``) goes by keyword, the
@@ -131,27 +130,6 @@ def _flat_scan(name):
     return scan
 
 
-def _norm(ns, x, /, ord=None, axis=None, keepdims=False):
-    """np.linalg.norm: a vector norm over one axis (or all of them when ord is None), a
-    matrix norm over two."""
-    if isinstance(axis, int):
-        axis = (axis,)
-    if axis is None and (ord is None or x.ndim == 1):
-        return ns.linalg.vector_norm(x, axis=None if ord is None else 0, keepdims=keepdims,
-                                     ord=2 if ord is None else ord)
-    axis = tuple(range(x.ndim)) if axis is None else tuple(axis)
-    if len(axis) == 1:
-        return ns.linalg.vector_norm(x, axis=axis[0], keepdims=keepdims,
-                                     ord=2 if ord is None else ord)
-    if len(axis) != 2:
-        raise ValueError("numpy.linalg.norm(): improper number of dimensions to norm")
-    y = moveaxis(x, axis, (-2, -1))
-    r = ns.linalg.matrix_norm(y, keepdims=keepdims, ord="fro" if ord is None else ord)
-    if keepdims:  # matrix_norm keeps the last two axes: put them back where they were
-        r = moveaxis(r, (-2, -1), axis)
-    return r
-
-
 #: (NumPy module, name) -> adapter; those taking the namespace first are marked True
 ADAPTERS = {
     ("numpy", "transpose"): (_transpose, False),
@@ -160,7 +138,6 @@ ADAPTERS = {
     ("numpy", "squeeze"): (_squeeze, True),
     ("numpy", "cumsum"): (_flat_scan("cumulative_sum"), True),
     ("numpy", "cumprod"): (_flat_scan("cumulative_prod"), True),
-    ("numpy.linalg", "norm"): (_norm, True),
 }
 
 

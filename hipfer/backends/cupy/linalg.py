@@ -71,7 +71,19 @@ def _missing(kind) -> str:
     if getattr(cupy.linalg, name, None) is None:
         return (f"{kind.value} needs cupy.linalg.{name}, which this CuPy "
                 f"({cupy.__version__}) lacks: it needs CuPy >= 14")
+    if kind in (K.EIG, K.EIGVALS) and not _has_geev():
+        return (f"{kind.value} needs cuSOLVER's Xgeev, which this CUDA's cuSOLVER lacks "
+                "(cupyx.cusolver.check_availability('geev') is False)")
     return ""
+
+
+def _has_geev() -> bool:
+    """Whether CuPy finds cuSOLVER's Xgeev (CuPy 14's eig raises RuntimeError without it)."""
+    try:
+        from cupyx.cusolver import check_availability
+        return bool(check_availability("geev"))
+    except (ImportError, AttributeError, KeyError, ValueError):  # an older cupyx: eig says
+        return True
 
 
 def _solver(desc):

@@ -4,16 +4,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+import numpy as np
+
 from .. import rules as r
 from ._base import Descriptor
 
 __all__ = ["LinAlgError", "FactorKind", "Factorize"]
 
 
-class LinAlgError(ValueError):
+class LinAlgError(np.linalg.LinAlgError):
     """A factorization that cannot be done: a singular matrix (INV, SOLVE), a matrix that is
     not positive-definite (CHOLESKY), or a solver that did not converge. Raised alike by
-    every backend (on the GPU after reading the solver's info array: one sync)."""
+    every backend (on the GPU after reading the solver's info array: one sync). A
+    numpy.linalg.LinAlgError (so a ValueError), so NumPy code's handlers catch it."""
 
 
 class FactorKind(Enum):
