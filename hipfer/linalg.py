@@ -139,11 +139,21 @@ def _solvable(x: Tensor, name: str) -> Tensor:
     return x
 
 
-def _numeric(x, name: str) -> Tensor:
-    x = _tensor(x, name)
+def _pair(x1, x2, name: str):
+    """Two operands as Tensors, host data going to the Tensor operand's device."""
+    x1 = _tensor(x1, name, like=x2 if isinstance(x2, Tensor) else None)
+    return x1, _tensor(x2, name, like=x1)
+
+
+def _numeric(x: Tensor, name: str) -> Tensor:
     if x.dtype == _dtypes.bool:
         raise TypeError(f"{name}() needs a numeric tensor, got bool")
     return x
+
+
+def _numeric_pair(x1, x2, name: str):
+    x1, x2 = _pair(x1, x2, name)
+    return _numeric(x1, name), _numeric(x2, name)
 
 
 def _factor(kind: _d.FactorKind, inputs, full=False):
@@ -328,8 +338,7 @@ def _svdvals(x: Tensor, name: str) -> Tensor:
 def solve(x1: Tensor, x2: Tensor, /) -> Tensor:
     """x with x1 @ x = x2. A 1-d x2 of shape (M,) is one right-hand side for every matrix
     (the result is (..., M)); otherwise x2 is (..., M, K) and the batch axes broadcast."""
-    x1 = _tensor(x1, "solve", like=x2 if isinstance(x2, Tensor) else None)
-    x2 = _tensor(x2, "solve", like=x1)
+    x1, x2 = _pair(x1, x2, "solve")
     dt = _dtypes.float_for(_dtypes.result_type(x1.dtype, x2.dtype))
     a = _matrices(_cast(x1, dt), "solve", square=True)
     b = _cast(x2, dt)
@@ -437,8 +446,7 @@ def lstsq(a, b, rcond=None):
     zero (default rcond: max(M, N) * eps). residuals (K,) are the squared residual norms
     when rank == N < M, else empty (0,): this size depends on the data, so lstsq reads
     the rank back (one sync). rank is a 0-d int32 tensor, s the singular values."""
-    a = _tensor(a, "lstsq", like=b if isinstance(b, Tensor) else None)
-    b = _tensor(b, "lstsq", like=a)
+    a, b = _pair(a, b, "lstsq")
     vector = b.ndim == 1
     if a.ndim != 2 or b.ndim not in (1, 2):
         raise LinAlgError(f"lstsq(): needs a 2-d a and a 1-d or 2-d b, got shapes {a.shape} "
@@ -574,8 +582,7 @@ def tensorinv(a, ind: int = 2) -> Tensor:
 def tensorsolve(a, b, axes=None) -> Tensor:
     """x with tensordot(a, x, x.ndim) == b; x has shape a.shape[b.ndim:] (after the axes
     of a named by axes are moved to the end, as NumPy does)."""
-    a = _tensor(a, "tensorsolve", like=b if isinstance(b, Tensor) else None)
-    b = _tensor(b, "tensorsolve", like=a)
+    a, b = _pair(a, b, "tensorsolve")
     if axes is not None:
         order = list(range(a.ndim))
         for k in axes:
@@ -595,7 +602,7 @@ def tensorsolve(a, b, axes=None) -> Tensor:
 
 def tensordot(x1: Tensor, x2: Tensor, /, *, axes=2) -> Tensor:
     """Sum over the paired axes: both operands are permuted and viewed as matrices, one GEMM."""
-    x1, x2 = _numeric(x1, "tensordot"), _numeric(x2, "tensordot")
+    x1, x2 = _numeric_pair(x1, x2, "tensordot")
     if isinstance(axes, (int, _np.integer)):
         k = int(axes)
         if not 0 <= k <= _builtins.min(x1.ndim, x2.ndim):
@@ -652,7 +659,7 @@ def _compute_axis(x1: Tensor, x2: Tensor, axis: int, name: str) -> int:
 def vecdot(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
     """sum(conj(x1) * x2) over axis, as einsum('...i,...i->...'): the conjugation is the
     O(1) flag, folded into the batched GEMM."""
-    x1, x2 = _numeric(x1, "vecdot"), _numeric(x2, "vecdot")
+    x1, x2 = _numeric_pair(x1, x2, "vecdot")
     axis = _compute_axis(x1, x2, axis, "vecdot")
     a, b = _moveaxis(x1.conj(), axis, -1), _moveaxis(x2, axis, -1)
     return _contract([a, b], [[Ellipsis, 0], [Ellipsis, 0]], [Ellipsis])
@@ -660,7 +667,7 @@ def vecdot(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
 
 def outer(x1: Tensor, x2: Tensor, /) -> Tensor:
     """Outer product of two 1-d tensors: (M,) and (N,) give (M, N), x1[i] * x2[j]."""
-    x1, x2 = _tensor(x1, "outer"), _tensor(x2, "outer")
+    x1, x2 = _pair(x1, x2, "outer")
     if x1.ndim != 1 or x2.ndim != 1:
         raise ValueError(f"outer() needs two 1-d tensors, got shapes {x1.shape} and {x2.shape}")
     return _multiply(_reshape(x1, (x1.shape[0], 1)), _reshape(x2, (1, x2.shape[0])))
@@ -676,11 +683,14 @@ def trace(x: Tensor, /, *, offset: int = 0, dtype=None) -> Tensor:
 
 def cross(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
     """Cross product of 3-vectors along axis (negative; the other axes broadcast)."""
-    x1, x2 = _numeric(x1, "cross"), _numeric(x2, "cross")
+    x1, x2 = _numeric_pair(x1, x2, "cross")
     axis = _operator.index(axis)
     nd = _builtins.min(x1.ndim, x2.ndim)
+    if 0 <= axis < nd and x1.ndim == x2.ndim:  # NumPy's non-negative axis, one meaning here
+        axis -= nd
     if not -nd <= axis <= -1:
-        raise ValueError(f"cross(): axis must be a negative integer in [-{nd}, -1], got {axis}")
+        raise ValueError(f"cross(): axis must be in [-{nd}, -1] (or [0, {nd - 1}] for "
+                         f"operands of equal ndim), got {axis}")
     if x1.shape[axis] != 3 or x2.shape[axis] != 3:
         raise ValueError(f"cross(): axis {axis} must have size 3, got shapes {x1.shape} and {x2.shape}")
     dt = _dtypes.result_type(x1.dtype, x2.dtype)

@@ -323,8 +323,10 @@ def test_cross(be, rng, dtype):
     np.testing.assert_allclose(host(hf.linalg.cross(hf.asarray(a), hf.asarray(b))), np.cross(a, b), **tol(dtype))
     with pytest.raises(ValueError):
         hf.linalg.cross(hf.ones((4,)), hf.ones((4,)))
+    # a non-negative axis is NumPy's (numpy.linalg.cross takes it for equal ndims)
+    assert host(hf.linalg.cross(hf.ones((3,)), hf.ones((3,)), axis=0)).tolist() == [0, 0, 0]
     with pytest.raises(ValueError):
-        hf.linalg.cross(hf.ones((3,)), hf.ones((3,)), axis=0)
+        hf.linalg.cross(hf.ones((3,)), hf.ones((3,)), axis=1)
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.float32, np.float64, np.complex64, np.complex128])

@@ -518,3 +518,25 @@ def test_numpy_lstsq_reaches_hipfer(be, rng, refuse_host):
     v = [T(be, rng.standard_normal(s)) for s in [(3, 4), (4, 3)]]
     r = np.linalg.multi_dot([v[0], v[1], T(be, np.ones(3))], out=out)
     assert r is out
+
+
+def test_array_like_operands_follow_the_tensor(be, rng):
+    a = rng.standard_normal((3, 3)) + 3 * np.eye(3)
+    v = rng.standard_normal(3)
+    t = T(be, a)
+    for got, want in ((hl.solve(t, v.tolist()), np.linalg.solve(a, v)),
+                      (hl.solve(a.tolist(), T(be, v)), np.linalg.solve(a, v)),
+                      (hl.vecdot(t, v), np.linalg.vecdot(a, v)),
+                      (hl.outer(T(be, v), v.tolist()), np.linalg.outer(v, v)),
+                      (hl.cross(t, a[::-1]), np.linalg.cross(a, a[::-1])),
+                      (hl.tensordot(t, a, axes=1), np.linalg.tensordot(a, a, axes=1))):
+        assert got.device == be.device
+        check(be, got, want, **eps_tol(np.float64, 10))
+
+
+def test_cross_non_negative_axis(be, rng):
+    a, b = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+    check(be, hl.cross(T(be, a), T(be, b), axis=0), np.linalg.cross(a, b, axis=0))
+    check(be, hl.cross(T(be, a.T), T(be, b.T), axis=1), np.linalg.cross(a.T, b.T, axis=1))
+    with pytest.raises(ValueError, match="cross"):
+        hl.cross(T(be, a), T(be, b), axis=2)
