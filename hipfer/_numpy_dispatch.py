@@ -9,7 +9,8 @@ dispatched with no new code here:
   ``hipfer.fft.<name>`` (found by the function's ``__module__`` and ``__name__``);
 - ``ALIASES`` names the NumPy functions whose hipfer name differs (absolute -> abs, ...),
   ``ADAPTERS`` the few whose semantics need more than a rename (np.transpose's axes=None,
-  np.diagonal's axis1/axis2, np.cumsum, np.take and np.squeeze with axis=None).
+  np.diagonal's axis1/axis2, np.cumsum, np.take and np.squeeze with axis=None,
+  np.linalg.pinv's default cutoff).
 
 Arguments are bound with NumPy's own signature and passed on by ``_call``: a NumPy
 parameter that hipfer has under the same name (after ``RENAMES``) goes by keyword, the
@@ -130,6 +131,16 @@ def _flat_scan(name):
     return scan
 
 
+def _pinv(ns, a, /, rcond=None, hermitian=False, *, rtol=np._NoValue):
+    """np.linalg.pinv: NumPy's cutoff 1e-15 when neither rcond nor rtol is given (hipfer's
+    pinv has the standard's default, max(M, N) * eps)."""
+    if rcond is not None and rtol is not np._NoValue:
+        raise ValueError("numpy.linalg.pinv(): rcond and rtol cannot both be given")
+    if rcond is None:
+        rcond = 1e-15 if rtol is np._NoValue else rtol
+    return ns.linalg.pinv(a, rcond=rcond, hermitian=hermitian)
+
+
 #: (NumPy module, name) -> adapter; those taking the namespace first are marked True
 ADAPTERS = {
     ("numpy", "transpose"): (_transpose, False),
@@ -138,6 +149,7 @@ ADAPTERS = {
     ("numpy", "squeeze"): (_squeeze, True),
     ("numpy", "cumsum"): (_flat_scan("cumulative_sum"), True),
     ("numpy", "cumprod"): (_flat_scan("cumulative_prod"), True),
+    ("numpy.linalg", "pinv"): (_pinv, True),
 }
 
 

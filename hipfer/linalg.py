@@ -10,7 +10,9 @@ transpose of the lower one (a view, nothing copied).
 numpy.linalg's own functions (norm, cond, lstsq, multi_dot, tensorinv, tensorsolve) and
 NumPy's keywords of the shared ones (svd's compute_uv / hermitian, pinv's rcond /
 hermitian, matrix_rank's tol / hermitian, eigh's UPLO, qr's mode='r') are compositions of
-the same pieces. Operands may be Tensors or array_likes (lists, NumPy arrays, scalars: the
+the same pieces. Where the standard has a function, its signature is the standard's and
+NumPy's extra parameters are keyword-only (np.linalg.<name>(t, ...) binds NumPy's
+positional arguments to them). Operands may be Tensors or array_likes (lists, NumPy arrays, scalars: the
 host data the caller passed moves to the device of the Tensor operand, else to the
 default device).
 
@@ -90,7 +92,6 @@ class SVDResult(_NamedTuple):
 
 
 # ------------------------------------------------------------------ helpers
-_UNSET = object()  # "not given" where NumPy tells it from None (pinv's rtol)
 _HOST = (list, tuple, _np.ndarray, _np.generic, int, float, complex)
 
 
@@ -229,7 +230,7 @@ def _hermitian(x, UPLO: str, name: str) -> Tensor:
     return matrix_transpose(x.conj()) if UPLO == "U" else x
 
 
-def eigh(x: Tensor, /, UPLO: str = "L") -> EighResult:
+def eigh(x: Tensor, /, *, UPLO: str = "L") -> EighResult:
     """(eigenvalues, eigenvectors) of each Hermitian / symmetric matrix in x, read from
     its lower (UPLO='L') or upper ('U') triangle. The eigenvalues ascend and have x's real
     dtype; x is assumed Hermitian (not checked).
@@ -237,7 +238,7 @@ def eigh(x: Tensor, /, UPLO: str = "L") -> EighResult:
     return EighResult(*_factor(_K.EIGH, [_hermitian(x, UPLO, "eigh")]))
 
 
-def eigvalsh(x: Tensor, /, UPLO: str = "L") -> Tensor:
+def eigvalsh(x: Tensor, /, *, UPLO: str = "L") -> Tensor:
     """Eigenvalues (ascending, x's real dtype) of each Hermitian / symmetric matrix, read
     from its lower (UPLO='L') or upper ('U') triangle."""
     return _factor(_K.EIGVALSH, [_hermitian(x, UPLO, "eigvalsh")])
@@ -279,7 +280,7 @@ def eigvals(x: Tensor, /) -> Tensor:
     return _real_if_real(a, _general_eig(_K.EIGVALS, a, "eigvals"))[0]
 
 
-def qr(x: Tensor, /, mode: str = "reduced"):
+def qr(x: Tensor, /, *, mode: str = "reduced"):
     """(Q, R) with x = Q @ R for each matrix (..., M, N); mode "reduced" gives Q
     (..., M, K), R (..., K, N) with K = min(M, N); "complete" gives Q (..., M, M); "r"
     gives R (..., K, N) alone. NumPy's "raw" (LAPACK's Householder form) and its
@@ -291,7 +292,7 @@ def qr(x: Tensor, /, mode: str = "reduced"):
     return r if mode == "r" else QRResult(q, r)
 
 
-def svd(x: Tensor, /, full_matrices: bool = True, compute_uv: bool = True,
+def svd(x: Tensor, /, *, full_matrices: bool = True, compute_uv: bool = True,
         hermitian: bool = False):
     """(U, S, Vh) with x = U @ diag(S) @ Vh for each matrix (..., M, N).
 
@@ -359,7 +360,7 @@ def solve(x1: Tensor, x2: Tensor, /) -> Tensor:
 
 
 # --------------------------------------------------- built on singular values
-def matrix_rank(x: Tensor, /, tol=None, hermitian: bool = False, *, rtol=None) -> Tensor:
+def matrix_rank(x: Tensor, /, *, rtol=None, tol=None, hermitian: bool = False) -> Tensor:
     """Count of singular values > tol (absolute), or > rtol * the largest (default rtol:
     max(M, N) * eps); tol and rtol may hold one value per matrix. A 0-d or 1-d x has rank
     1 unless all zero (NumPy's rule). The result is int64 (a 0-d tensor for one matrix)."""
@@ -389,18 +390,17 @@ def _singular_values(x: Tensor, hermitian: bool, name: str) -> Tensor:
     return _svdvals(x, name)
 
 
-def pinv(x: Tensor, /, rcond=None, hermitian: bool = False, *, rtol=_UNSET) -> Tensor:
+def pinv(x: Tensor, /, *, rtol=None, rcond=None, hermitian: bool = False) -> Tensor:
     """Moore-Penrose pseudo-inverse: V diag(1/s, s > cutoff * max(s)) U^H from the SVD.
 
-    NumPy's cutoff: rcond, else rtol (None: max(M, N) * eps), else 1e-15 when neither is
-    given; either may hold one value per matrix. hermitian=True takes the SVD from the
-    eigendecomposition."""
+    The cutoff is rcond (NumPy's name) or rtol, either possibly one value per matrix;
+    neither given: the standard's max(M, N) * eps. np.linalg.pinv(t) with neither keeps
+    NumPy's own default, 1e-15 (hipfer._numpy_dispatch passes it). hermitian=True takes
+    the SVD from the eigendecomposition."""
     x = _matrices(x, "pinv")
-    if rcond is not None and rtol is not _UNSET:
+    if rcond is not None and rtol is not None:
         raise ValueError("pinv(): rcond and rtol cannot both be given")
-    if rcond is None:
-        rcond = 1e-15 if rtol is _UNSET else rtol
-    cut = _eps_tol(x, rcond, "pinv")
+    cut = _eps_tol(x, rtol if rcond is None else rcond, "pinv")
     m, n = x.shape[-2:]
     if m == 0 or n == 0:
         return _zeros(x.shape[:-2] + (n, m), dtype=x.dtype, device=x.device)

@@ -196,7 +196,9 @@ def test_matrix_rank(be, rng, dtype):
     d = np.stack([np.diag([1, 1e-3, 1e-6, 0]), np.diag([1, 0.5, 1e-2, 1e-4])]).astype(dtype)
     for rtol in (1e-2, np.array([1e-5, 1e-1])):
         check(be, hl.matrix_rank(T(be, d), rtol=rtol), np.linalg.matrix_rank(d, rtol=rtol))
-    check(be, hl.matrix_rank(T(be, d), np.array([1e-4, 1e-3])),
+    check(be, hl.matrix_rank(T(be, d), tol=np.array([1e-4, 1e-3])),
+          np.linalg.matrix_rank(d, np.array([1e-4, 1e-3])))
+    check(be, np.linalg.matrix_rank(T(be, d), np.array([1e-4, 1e-3])),  # NumPy's positional tol
           np.linalg.matrix_rank(d, np.array([1e-4, 1e-3])))
     h = a[..., :4, :] + np.conj(np.swapaxes(a[..., :4, :], -1, -2))
     check(be, hl.matrix_rank(T(be, h), hermitian=True), np.linalg.matrix_rank(h, hermitian=True))
@@ -217,8 +219,9 @@ def test_pinv(be, rng, dtype, shape):
     a = rand(rng, shape, dtype)
     check(be, hl.pinv(T(be, a)), np.linalg.pinv(a), **eps_tol(dtype, 100))
     low = low_rank(rng, shape[:-2], shape[-2], shape[-1], 1, dtype)
-    for kw in ({}, {"rcond": 1e-5}, {"rtol": None}, {"rtol": 1e-5}):
-        check(be, hl.pinv(T(be, low), **kw), np.linalg.pinv(low, **kw), **eps_tol(dtype, 100))
+    for kw, np_kw in (({}, {"rtol": None}), ({"rcond": 1e-5}, {"rcond": 1e-5}),
+                      ({"rtol": None}, {"rtol": None}), ({"rtol": 1e-5}, {"rtol": 1e-5})):
+        check(be, hl.pinv(T(be, low), **kw), np.linalg.pinv(low, **np_kw), **eps_tol(dtype, 100))
     if shape[-1] == shape[-2]:
         h = a + np.conj(np.swapaxes(a, -1, -2))
         check(be, hl.pinv(T(be, h), hermitian=True), np.linalg.pinv(h, hermitian=True),
@@ -226,9 +229,17 @@ def test_pinv(be, rng, dtype, shape):
 
 
 def test_pinv_defaults_empty_and_errors(be):
-    d = np.diag([1.0, 1e-14, 1e-17])  # NumPy's default cutoff 1e-15 keeps 1e-14
-    check(be, hl.pinv(T(be, d)), np.linalg.pinv(d))
-    check(be, hl.pinv(T(be, d), rtol=None), np.linalg.pinv(d, rtol=None))  # max(M, N) * eps
+    d = np.diag([1.0, 1e-14, 1e-17])
+    # hipfer's default is the standard's max(M, N) * eps (drops 1e-14) ...
+    check(be, hl.pinv(T(be, d)), np.linalg.pinv(d, rtol=None))
+    check(be, hl.pinv(T(be, d), rtol=None), np.linalg.pinv(d, rtol=None))
+    check(be, hl.pinv(T(be, d), rcond=1e-15), np.linalg.pinv(d))
+    # ... and np.linalg.pinv's stays NumPy's 1e-15 (keeps 1e-14)
+    check(be, np.linalg.pinv(T(be, d)), np.linalg.pinv(d))
+    check(be, np.linalg.pinv(T(be, d), rtol=None), np.linalg.pinv(d, rtol=None))
+    check(be, np.linalg.pinv(T(be, d), 1e-20), np.linalg.pinv(d, 1e-20))
+    with pytest.raises(ValueError, match="pinv"):
+        np.linalg.pinv(T(be, d), rcond=1e-3, rtol=1e-3)
     check(be, hl.pinv(T(be, np.arange(6).reshape(2, 3))), np.linalg.pinv(np.arange(6).reshape(2, 3)))
     r = hl.pinv(T(be, np.zeros((2, 0, 3))))
     assert r.shape == (2, 3, 0) and r.dtype == np.float64
@@ -262,7 +273,7 @@ def test_eigh_uplo(be, rng, dtype):
     for uplo in ("L", "U"):
         check(be, hl.eigvalsh(T(be, a), UPLO=uplo), np.linalg.eigvalsh(a, UPLO=uplo),
               **eps_tol(dtype, 30))
-        w, v = hl.eigh(T(be, a), uplo)
+        w, v = hl.eigh(T(be, a), UPLO=uplo)
         check(be, w, np.linalg.eigh(a, UPLO=uplo).eigenvalues, **eps_tol(dtype, 30))
         tri = np.triu(a) if uplo == "U" else np.tril(a)
         herm = tri + np.conj(np.swapaxes(tri, -1, -2))
