@@ -602,7 +602,7 @@ def tensorsolve(a, b, axes=None) -> Tensor:
 
 def tensordot(x1: Tensor, x2: Tensor, /, *, axes=2) -> Tensor:
     """Sum over the paired axes: both operands are permuted and viewed as matrices, one GEMM."""
-    x1, x2 = _numeric_pair(x1, x2, "tensordot")
+    x1, x2 = _pair(x1, x2, "tensordot")  # bool too: NumPy's logical sum of products
     if isinstance(axes, (int, _np.integer)):
         k = int(axes)
         if not 0 <= k <= _builtins.min(x1.ndim, x2.ndim):
@@ -659,7 +659,7 @@ def _compute_axis(x1: Tensor, x2: Tensor, axis: int, name: str) -> int:
 def vecdot(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
     """sum(conj(x1) * x2) over axis, as einsum('...i,...i->...'): the conjugation is the
     O(1) flag, folded into the batched GEMM."""
-    x1, x2 = _numeric_pair(x1, x2, "vecdot")
+    x1, x2 = _pair(x1, x2, "vecdot")  # bool too: NumPy's logical sum of products
     axis = _compute_axis(x1, x2, axis, "vecdot")
     a, b = _moveaxis(x1.conj(), axis, -1), _moveaxis(x2, axis, -1)
     return _contract([a, b], [[Ellipsis, 0], [Ellipsis, 0]], [Ellipsis])

@@ -551,3 +551,12 @@ def test_cross_non_negative_axis(be, rng):
     check(be, hl.cross(T(be, a.T), T(be, b.T), axis=1), np.linalg.cross(a.T, b.T, axis=1))
     with pytest.raises(ValueError, match="cross"):
         hl.cross(T(be, a), T(be, b), axis=2)
+
+
+def test_bool_contractions(be, rng):
+    a, b = rng.random((3, 4)) < 0.5, rng.random((4, 2)) < 0.5
+    check(be, hl.tensordot(T(be, a), T(be, b), axes=1), np.linalg.tensordot(a, b, axes=1),
+          rtol=0, atol=0)
+    check(be, hl.vecdot(T(be, a), T(be, a)), np.linalg.vecdot(a, a), rtol=0, atol=0)
+    with pytest.raises(TypeError):  # NumPy: subtract on bool
+        hl.cross(T(be, a[:, :3]), T(be, a[:, :3]))
