@@ -283,11 +283,13 @@ def eigvals(x: Tensor, /) -> Tensor:
 def qr(x: Tensor, /, *, mode: str = "reduced"):
     """(Q, R) with x = Q @ R for each matrix (..., M, N); mode "reduced" gives Q
     (..., M, K), R (..., K, N) with K = min(M, N); "complete" gives Q (..., M, M); "r"
-    gives R (..., K, N) alone. NumPy's "raw" (LAPACK's Householder form) and its
-    deprecated "full" / "economic" are not offered.
+    gives R (..., K, N) alone; "raw" gives NumPy's (h, tau), LAPACK's Householder form
+    (h (..., N, M), tau (..., K)). NumPy's deprecated "full" / "economic" are refused.
     """
-    if mode not in ("reduced", "complete", "r"):
-        raise ValueError(f"qr(): mode must be 'reduced', 'complete' or 'r', got {mode!r}")
+    if mode not in ("reduced", "complete", "r", "raw"):
+        raise ValueError(f"qr(): mode must be 'reduced', 'complete', 'r' or 'raw', got {mode!r}")
+    if mode == "raw":
+        return _factor(_K.QR_RAW, [_matrices(x, "qr")])
     q, r = _factor(_K.QR, [_matrices(x, "qr")], full=mode == "complete")
     return r if mode == "r" else QRResult(q, r)
 

@@ -159,7 +159,7 @@ def test_qr(be, rng, dtype, shape, mode):
         np.testing.assert_allclose(np.tril(r, -1), 0, atol=0)
         np.testing.assert_allclose(q @ r, ref, **tol(dtype))
     with pytest.raises(ValueError, match="mode"):
-        hf.linalg.qr(hf.asarray(a), mode="raw")
+        hf.linalg.qr(hf.asarray(a), mode="economic")  # NumPy's deprecated spelling
 
 
 @pytest.mark.parametrize("dtype", FLOATS)

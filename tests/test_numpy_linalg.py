@@ -297,6 +297,23 @@ def test_qr_mode_r(be, rng, dtype, shape):
         hl.qr(T(be, a), mode="economic")
 
 
+@pytest.mark.parametrize("dtype", SOLVER + [np.int32], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 4), (0, 3), (2, 3, 0)], ids=str)
+def test_qr_mode_raw(be, rng, dtype, shape):
+    a = rand(rng, shape, dtype)
+    h, tau = hl.qr(T(be, a), mode="raw")
+    want_h, want_tau = np.linalg.qr(a, mode="raw")
+    # geqrf's Householder form is LAPACK's on every solver library: compare it as it is
+    rt = np.float64 if np.dtype(dtype).kind == "i" else dtype
+    check(be, h, want_h, **eps_tol(rt, 30))
+    check(be, tau, want_tau, **eps_tol(rt, 30))
+    k = min(shape[-2:])  # its R is mode "r"'s
+    r = np.triu(np.swapaxes(be.asnumpy(h), -1, -2))[..., :k, :]
+    np.testing.assert_allclose(r, be.asnumpy(hl.qr(T(be, a), mode="r")), **eps_tol(rt, 30))
+    check(be, hl.qr(T(be, a[..., ::-1, :]), mode="raw")[1],  # a reversed view
+          np.linalg.qr(a[..., ::-1, :], mode="raw")[1], **eps_tol(rt, 30))
+
+
 # ------------------------------------------------------------------------------ lstsq
 @pytest.mark.parametrize("dtype", SOLVER + [np.int64], ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("m,n,k", [(6, 3, None), (6, 3, 2), (3, 6, 2), (4, 4, 1)], ids=str)

@@ -58,6 +58,7 @@ _CALLS = {
     K.EIGVALSH: ("eigvalsh", "one"), K.EIGVALS: ("eigvals", "one"),
     K.SVDVALS: ("svd", "one"), K.SLOGDET: ("slogdet", "many"), K.EIGH: ("eigh", "many"),
     K.EIG: ("eig", "many"), K.SVD: ("svd", "many"), K.QR: ("qr", "many"),
+    K.QR_RAW: ("qr", "many"),
     K.SOLVE: ("solve", "solve"),
 }
 
@@ -96,6 +97,8 @@ def _solver(desc):
         return lambda xs: tuple(f(xs[0], full_matrices=desc.full))
     if desc.kind is K.QR:
         return lambda xs: tuple(f(xs[0], mode="complete" if desc.full else "reduced"))
+    if desc.kind is K.QR_RAW:  # CuPy >= 13.3 batches it (_qr_batched), in the input's precision
+        return lambda xs: tuple(f(xs[0], mode="raw"))
     if how == "solve":
         return lambda xs: (f(xs[0], xs[1]),)
     if how == "one":

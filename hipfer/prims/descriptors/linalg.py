@@ -23,6 +23,9 @@ class FactorKind(Enum):
     """What Factorize computes from a (..., M, N) operand, and its outputs:
     CHOLESKY  (M == N) lower L with x = L L^H
     QR        Q, R (reduced: (M, K), (K, N); full: (M, M), (M, N); K = min(M, N))
+    QR_RAW    LAPACK's geqrf form, as numpy.linalg.qr(mode='raw'): h (N, M), the factored
+              matrix transposed (R in its upper triangle before the transpose, the
+              Householder vectors below it), and tau (K,), the reflectors' scales
     EIGH      real eigenvalues (..., M) ascending, eigenvectors (..., M, M); lower triangle read
     EIGVALSH  real eigenvalues (..., M) ascending
     EIG       complex eigenvalues (..., M), complex eigenvectors (..., M, M)
@@ -37,6 +40,7 @@ class FactorKind(Enum):
     """
     CHOLESKY = "cholesky"
     QR = "qr"
+    QR_RAW = "qr_raw"
     EIGH = "eigh"
     EIGVALSH = "eigvalsh"
     EIG = "eig"
@@ -68,7 +72,7 @@ class Factorize(Descriptor, family="linalg"):
                              f"{shape}")
         *batch, m, n = shape
         batch = tuple(batch)
-        if k not in (K.QR, K.SVD, K.SVDVALS) and m != n:
+        if k not in (K.QR, K.QR_RAW, K.SVD, K.SVDVALS) and m != n:
             raise ValueError(f"Factorize({k.name}): needs square matrices, got shape {shape}")
         if k is K.SOLVE:
             return _solve(dt, shape, dtypes[1], shapes[1])
@@ -113,5 +117,7 @@ def _factors(k, full, dt, shape):
     if k is K.SVD:
         u, v = (m, n) if full else (kk, kk)
         return ((batch + (m, u), dt), (batch + (kk,), real), (batch + (v, n), dt))
+    if k is K.QR_RAW:
+        return ((batch + (n, m), dt), (batch + (kk,), dt))
     q = m if full else kk  # QR
     return ((batch + (m, q), dt), (batch + (q, n), dt))
