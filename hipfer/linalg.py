@@ -157,8 +157,9 @@ def _numeric_pair(x1, x2, name: str):
     return _numeric(x1, name), _numeric(x2, name)
 
 
-def _factor(kind: _d.FactorKind, inputs, full=False):
-    out = _ops.run(_d.Factorize(kind, full), inputs, called=kind.value)
+def _factor(kind: _d.FactorKind, inputs, full=False, called=None):
+    """Factorize kind of the inputs; its errors name `called` (default: the kind's name)."""
+    out = _ops.run(_d.Factorize(kind, full), inputs, called=called or kind.value)
     return tuple(Tensor(o) for o in out) if isinstance(out, tuple) else Tensor(out)
 
 
@@ -289,7 +290,7 @@ def qr(x: Tensor, /, *, mode: str = "reduced"):
     if mode not in ("reduced", "complete", "r", "raw"):
         raise ValueError(f"qr(): mode must be 'reduced', 'complete', 'r' or 'raw', got {mode!r}")
     if mode == "raw":
-        return _factor(_K.QR_RAW, [_matrices(x, "qr")])
+        return _factor(_K.QR_RAW, [_matrices(x, "qr")], called="qr")
     q, r = _factor(_K.QR, [_matrices(x, "qr")], full=mode == "complete")
     return r if mode == "r" else QRResult(q, r)
 
@@ -305,17 +306,18 @@ def svd(x: Tensor, /, *, full_matrices: bool = True, compute_uv: bool = True,
     """
     a = _finite(_matrices(x, "svd"), "svd")
     if hermitian:
-        return _hermitian_svd(a, bool(compute_uv))
+        return _hermitian_svd(a, bool(compute_uv), "svd")
     if not compute_uv:
         return _factor(_K.SVDVALS, [a])
     return SVDResult(*_factor(_K.SVD, [a], full=bool(full_matrices)))
 
 
-def _hermitian_svd(a: Tensor, compute_uv: bool):
+def _hermitian_svd(a: Tensor, compute_uv: bool, name: str = "svd"):
     """NumPy's svd(hermitian=True): s = |eigenvalues| descending; U the eigenvectors in
     that order, Vh = (U * sign(eigenvalues))^H."""
     if a.shape[-1] != a.shape[-2]:
-        raise LinAlgError(f"svd(): hermitian=True needs square matrices, got shape {a.shape}")
+        raise LinAlgError(f"{name}(): hermitian=True needs square matrices, got shape "
+                          f"{a.shape}")
     if not compute_uv:
         w = _abs(_factor(_K.EIGVALSH, [a]))
         return _take_along_axis(w, _argsort(w, axis=-1, descending=True), axis=-1)
@@ -385,10 +387,7 @@ def matrix_rank(x: Tensor, /, *, rtol=None, tol=None, hermitian: bool = False) -
 def _singular_values(x: Tensor, hermitian: bool, name: str) -> Tensor:
     """The singular values (descending) of checked matrices; hermitian: from eigvalsh."""
     if hermitian:
-        if x.shape[-1] != x.shape[-2]:
-            raise LinAlgError(f"{name}(): hermitian=True needs square matrices, got shape "
-                              f"{x.shape}")
-        return _hermitian_svd(_finite(_solvable(x, name), name), False)
+        return _hermitian_svd(_finite(_solvable(x, name), name), False, name)
     return _svdvals(x, name)
 
 
@@ -407,7 +406,7 @@ def pinv(x: Tensor, /, *, rtol=None, rcond=None, hermitian: bool = False) -> Ten
     if m == 0 or n == 0:
         return _zeros(x.shape[:-2] + (n, m), dtype=x.dtype, device=x.device)
     a = _finite(_solvable(x, "pinv"), "pinv")
-    u, s, vh = _hermitian_svd(a, True) if hermitian else _factor(_K.SVD, [a], full=False)
+    u, s, vh = _hermitian_svd(a, True, "pinv") if hermitian else _factor(_K.SVD, [a], full=False)
     keep = _greater(s, _multiply(_max(s, axis=-1, keepdims=True), cut))
     s_inv = _where(keep, _reciprocal(_where(keep, s, 1.0)), 0.0)
     v_scaled = _multiply(matrix_transpose(vh.conj()),
