@@ -577,3 +577,11 @@ def test_bool_contractions(be, rng):
     check(be, hl.vecdot(T(be, a), T(be, a)), np.linalg.vecdot(a, a), rtol=0, atol=0)
     with pytest.raises(TypeError):  # NumPy: subtract on bool
         hl.cross(T(be, a[:, :3]), T(be, a[:, :3]))
+
+
+def test_eig_where_the_backend_has_no_general_eigensolver(be, monkeypatch):
+    # as on ROCm or CuPy < 14: a TypeError naming the function and what it needs
+    monkeypatch.setattr(be.backend, "has_linalg_support", lambda desc, dtypes=None: False)
+    for fn in (hl.eig, hl.eigvals):
+        with pytest.raises(TypeError, match=rf"{fn.__name__}\(\).*CuPy >= 14"):
+            fn(T(be, np.eye(2)))
