@@ -585,3 +585,27 @@ def test_eig_where_the_backend_has_no_general_eigensolver(be, monkeypatch):
     for fn in (hl.eig, hl.eigvals):
         with pytest.raises(TypeError, match=rf"{fn.__name__}\(\).*CuPy >= 14"):
             fn(T(be, np.eye(2)))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128], ids=lambda d: np.dtype(d).name)
+def test_views_strided_transposed_and_conjugated(be, rng, dtype):
+    big = rand(rng, (8, 10), dtype) + 5 * np.eye(8, 10, dtype=dtype)
+    t = T(be, big)
+    views = [(t[::2, 1::2], big[::2, 1::2]), (hf.matrix_transpose(t)[:5, :5], big.T[:5, :5]),
+             (t[::-1, ::-2][:5], big[::-1, ::-2][:5])]
+    if np.dtype(dtype).kind == "c":
+        views.append((hf.conj(t)[:4, :4], np.conj(big)[:4, :4]))  # the lazy conjugation flag
+    for v, ref in views:
+        tol = eps_tol(dtype, 1e3)
+        check(be, hl.norm(v, "nuc"), np.linalg.norm(ref, "nuc"), **tol)
+        check(be, hl.matrix_rank(v), np.linalg.matrix_rank(ref))
+        check(be, hl.pinv(v, rcond=1e-15), np.linalg.pinv(ref), **tol)
+        check(be, hl.svd(v, compute_uv=False), np.linalg.svd(ref, compute_uv=False), **tol)
+        b = ref[:, :1]
+        for g, w in zip(hl.lstsq(v, b), np.linalg.lstsq(ref, b)):
+            check(be, g, w, **tol)
+        if ref.shape[0] == ref.shape[1]:
+            for p in (None, 1, "fro"):
+                check(be, hl.cond(v, p), np.linalg.cond(ref, p), **tol)
+            check(be, hl.eigvalsh(v, UPLO="U"), np.linalg.eigvalsh(ref, UPLO="U"), **tol)
+            check(be, hl.multi_dot([v, v, v]), np.linalg.multi_dot([ref, ref, ref]), **tol)
