@@ -9,8 +9,7 @@ dispatched with no new code here:
   ``hipfer.fft.<name>`` (found by the function's ``__module__`` and ``__name__``);
 - ``ALIASES`` names the NumPy functions whose hipfer name differs (absolute -> abs, ...),
   ``ADAPTERS`` the few whose semantics need more than a rename (np.diagonal's
-  axis1/axis2, np.take and np.squeeze with axis=None, ...).
-  axis=None).
+  axis1/axis2, np.take and np.squeeze with axis=None, np.linalg.pinv's default cutoff).
 
 Arguments are bound with NumPy's own signature and passed on by ``_call``: a NumPy
 parameter that hipfer has under the same name (after ``RENAMES``) goes by keyword, the
@@ -121,25 +120,14 @@ def _squeeze(ns, x, /, axis=None):
     return ns.squeeze(x, axis)
 
 
-def _norm(ns, x, /, ord=None, axis=None, keepdims=False):
-    """np.linalg.norm: a vector norm over one axis (or all of them when ord is None), a
-    matrix norm over two."""
-    if isinstance(axis, int):
-        axis = (axis,)
-    if axis is None and (ord is None or x.ndim == 1):
-        return ns.linalg.vector_norm(x, axis=None if ord is None else 0, keepdims=keepdims,
-                                     ord=2 if ord is None else ord)
-    axis = tuple(range(x.ndim)) if axis is None else tuple(axis)
-    if len(axis) == 1:
-        return ns.linalg.vector_norm(x, axis=axis[0], keepdims=keepdims,
-                                     ord=2 if ord is None else ord)
-    if len(axis) != 2:
-        raise ValueError("numpy.linalg.norm(): improper number of dimensions to norm")
-    y = moveaxis(x, axis, (-2, -1))
-    r = ns.linalg.matrix_norm(y, keepdims=keepdims, ord="fro" if ord is None else ord)
-    if keepdims:  # matrix_norm keeps the last two axes: put them back where they were
-        r = moveaxis(r, (-2, -1), axis)
-    return r
+def _pinv(ns, a, /, rcond=None, hermitian=False, *, rtol=np._NoValue):
+    """np.linalg.pinv: NumPy's cutoff 1e-15 when neither rcond nor rtol is given (hipfer's
+    pinv has the standard's default, max(M, N) * eps)."""
+    if rcond is not None and rtol is not np._NoValue:
+        raise ValueError("numpy.linalg.pinv(): rcond and rtol cannot both be given")
+    if rcond is None:
+        rcond = 1e-15 if rtol is np._NoValue else rtol
+    return ns.linalg.pinv(a, rcond=rcond, hermitian=hermitian)
 
 
 #: (NumPy module, name) -> adapter; those taking the namespace first are marked True
@@ -147,7 +135,7 @@ ADAPTERS = {
     ("numpy", "diagonal"): (_diagonal, False),
     ("numpy", "take"): (_take, True),
     ("numpy", "squeeze"): (_squeeze, True),
-    ("numpy.linalg", "norm"): (_norm, True),
+    ("numpy.linalg", "pinv"): (_pinv, True),
 }
 
 

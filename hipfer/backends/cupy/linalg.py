@@ -58,6 +58,7 @@ _CALLS = {
     K.EIGVALSH: ("eigvalsh", "one"), K.EIGVALS: ("eigvals", "one"),
     K.SVDVALS: ("svd", "one"), K.SLOGDET: ("slogdet", "many"), K.EIGH: ("eigh", "many"),
     K.EIG: ("eig", "many"), K.SVD: ("svd", "many"), K.QR: ("qr", "many"),
+    K.QR_RAW: ("qr", "many"),
     K.SOLVE: ("solve", "solve"),
 }
 
@@ -71,7 +72,19 @@ def _missing(kind) -> str:
     if getattr(cupy.linalg, name, None) is None:
         return (f"{kind.value} needs cupy.linalg.{name}, which this CuPy "
                 f"({cupy.__version__}) lacks: it needs CuPy >= 14")
+    if kind in (K.EIG, K.EIGVALS) and not _has_geev():
+        return (f"{kind.value} needs cuSOLVER's Xgeev, which this CUDA's cuSOLVER lacks "
+                "(cupyx.cusolver.check_availability('geev') is False)")
     return ""
+
+
+def _has_geev() -> bool:
+    """Whether CuPy finds cuSOLVER's Xgeev (CuPy 14's eig raises RuntimeError without it)."""
+    try:
+        from cupyx.cusolver import check_availability
+        return bool(check_availability("geev"))
+    except (ImportError, AttributeError, KeyError, ValueError):  # an older cupyx: eig says
+        return True
 
 
 def _solver(desc):
@@ -84,6 +97,8 @@ def _solver(desc):
         return lambda xs: tuple(f(xs[0], full_matrices=desc.full))
     if desc.kind is K.QR:
         return lambda xs: tuple(f(xs[0], mode="complete" if desc.full else "reduced"))
+    if desc.kind is K.QR_RAW:  # CuPy >= 13.3 batches it (_qr_batched), in the input's precision
+        return lambda xs: tuple(f(xs[0], mode="raw"))
     if how == "solve":
         return lambda xs: (f(xs[0], xs[1]),)
     if how == "one":

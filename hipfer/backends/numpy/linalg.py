@@ -33,6 +33,7 @@ def _solver(desc):
     many = {
         K.SLOGDET: lambda a: tuple(np.linalg.slogdet(a)), K.EIGH: lambda a: tuple(np.linalg.eigh(a)),
         K.EIG: lambda a: tuple(np.linalg.eig(a)), K.SVD: _svd(desc.full), K.QR: _qr(desc.full),
+        K.QR_RAW: lambda a: tuple(np.linalg.qr(a, mode="raw")),
     }
     if k is K.SOLVE:
         return lambda xs: (np.linalg.solve(xs[0], xs[1]),)

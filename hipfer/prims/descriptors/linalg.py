@@ -4,22 +4,28 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+import numpy as np
+
 from .. import rules as r
 from ._base import Descriptor
 
 __all__ = ["LinAlgError", "FactorKind", "Factorize"]
 
 
-class LinAlgError(ValueError):
+class LinAlgError(np.linalg.LinAlgError):
     """A factorization that cannot be done: a singular matrix (INV, SOLVE), a matrix that is
     not positive-definite (CHOLESKY), or a solver that did not converge. Raised alike by
-    every backend (on the GPU after reading the solver's info array: one sync)."""
+    every backend (on the GPU after reading the solver's info array: one sync). A
+    numpy.linalg.LinAlgError (so a ValueError), so NumPy code's handlers catch it."""
 
 
 class FactorKind(Enum):
     """What Factorize computes from a (..., M, N) operand, and its outputs:
     CHOLESKY  (M == N) lower L with x = L L^H
     QR        Q, R (reduced: (M, K), (K, N); full: (M, M), (M, N); K = min(M, N))
+    QR_RAW    LAPACK's geqrf form, as numpy.linalg.qr(mode='raw'): h (N, M), the factored
+              matrix transposed (R in its upper triangle before the transpose, the
+              Householder vectors below it), and tau (K,), the reflectors' scales
     EIGH      real eigenvalues (..., M) ascending, eigenvectors (..., M, M); lower triangle read
     EIGVALSH  real eigenvalues (..., M) ascending
     EIG       complex eigenvalues (..., M), complex eigenvectors (..., M, M)
@@ -34,6 +40,7 @@ class FactorKind(Enum):
     """
     CHOLESKY = "cholesky"
     QR = "qr"
+    QR_RAW = "qr_raw"
     EIGH = "eigh"
     EIGVALSH = "eigvalsh"
     EIG = "eig"
@@ -65,7 +72,7 @@ class Factorize(Descriptor, family="linalg"):
                              f"{shape}")
         *batch, m, n = shape
         batch = tuple(batch)
-        if k not in (K.QR, K.SVD, K.SVDVALS) and m != n:
+        if k not in (K.QR, K.QR_RAW, K.SVD, K.SVDVALS) and m != n:
             raise ValueError(f"Factorize({k.name}): needs square matrices, got shape {shape}")
         if k is K.SOLVE:
             return _solve(dt, shape, dtypes[1], shapes[1])
@@ -110,5 +117,7 @@ def _factors(k, full, dt, shape):
     if k is K.SVD:
         u, v = (m, n) if full else (kk, kk)
         return ((batch + (m, u), dt), (batch + (kk,), real), (batch + (v, n), dt))
+    if k is K.QR_RAW:
+        return ((batch + (n, m), dt), (batch + (kk,), dt))
     q = m if full else kk  # QR
     return ((batch + (m, q), dt), (batch + (q, n), dt))
