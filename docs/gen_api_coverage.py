@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))  # this checkout's hipfer, whatever is installed
 sys.path.insert(0, str(HERE.parent / "tools"))
 from generated import write_or_check  # noqa: E402
 
