@@ -7,7 +7,7 @@ dispatched with no new code here:
 - a ufunc ``np.<name>`` and a function ``np.<name>`` -> ``hipfer.<name>``;
   ``np.linalg.<name>`` -> ``hipfer.linalg.<name>``; ``np.fft.<name>`` ->
   ``hipfer.fft.<name>`` (found by the function's ``__module__`` and ``__name__``);
-- ``ALIASES`` names the NumPy functions whose hipfer name differs (absolute -> abs, ...),
+- ``ALIASES`` names the NumPy functions whose hipfer name differs (concatenate -> concat, ...),
   ``ADAPTERS`` the few whose semantics need more than a rename (np.transpose's axes=None,
   np.linalg.norm, np.diagonal's axis1/axis2, np.cumsum, np.take and np.squeeze with
   axis=None).
@@ -62,12 +62,8 @@ from ._views import broadcast_to, diagonal, moveaxis, permute_dims, reshape
 
 #: NumPy name -> hipfer name, where they differ (ufuncs and functions alike)
 ALIASES = {
-    "absolute": "abs", "arccos": "acos", "arccosh": "acosh", "arcsin": "asin",
-    "arcsinh": "asinh", "arctan": "atan", "arctanh": "atanh", "arctan2": "atan2",
-    "power": "pow", "true_divide": "divide", "left_shift": "bitwise_left_shift",
-    "right_shift": "bitwise_right_shift", "invert": "bitwise_invert",
-    "bitwise_not": "bitwise_invert", "conjugate": "conj", "concatenate": "concat",
-    "amax": "max", "amin": "min", "array": "asarray", "identity": "eye",
+    "concatenate": "concat", "amax": "max", "amin": "min", "array": "asarray",
+    "identity": "eye",
 }
 
 #: per NumPy function: NumPy parameter name -> hipfer parameter name
