@@ -91,7 +91,7 @@ def _binary(op: BinaryOp, name: str, swap=False, numpy: bool = False):
                 return Tensor(site.run2(scalar_operand(a, dt, b), b))
         a, b, dt = operands(a, b, read_only=True)
         if numpy and dt.kind not in kinds:
-            if dt.kind == "b" and "i" in kinds:
+            if dt.kind == "b" and "i" in kinds and op not in (BinaryOp.GCD, BinaryOp.LCM):
                 dt = np.dtype(np.int8)  # NumPy's loops of bool power, mod, shifts, ...
             elif dt.kind in "biu" and "f" in kinds and "i" not in kinds:
                 dt = _numpy_float(dt)
@@ -169,7 +169,7 @@ _frexp_mantissa = _unary(_U.FREXP_MANTISSA, "frexp", numpy=True)
 _frexp_exponent = _unary(_U.FREXP_EXPONENT, "frexp", numpy=True)
 _bitwise_count = _unary(_U.BITWISE_COUNT, "bitwise_count")
 _ldexp = _binary(_B.LDEXP, "ldexp", numpy=True)
-_floor_divide = _binary(_B.FLOOR_DIVIDE, "divmod", numpy=True)
+_floor_divide = _binary(_B.DIVMOD_QUOTIENT, "divmod", numpy=True)
 _remainder = _binary(_B.REMAINDER, "divmod", numpy=True)
 _signbit = _unary(_U.SIGNBIT, "modf")
 
@@ -294,7 +294,8 @@ def float_power(x1, x2, /) -> Tensor:
 
 def divmod(x1, x2, /) -> tuple:
     """(x1 // x2, x1 % x2) as NumPy's divmod (floor division, the divisor's sign; integer
-    x // 0 and x % 0 are 0 where NumPy warns). Two passes."""
+    x // 0 and x % 0 are 0 where NumPy warns; NumPy's quotient at infinities, where
+    hipfer.floor_divide has the standard's). Two passes."""
     return _floor_divide(x1, x2), _remainder(x1, x2)
 
 
@@ -318,8 +319,8 @@ def ldexp(x1, x2, /) -> Tensor:
     """x1 * 2**x2 for an integer (or bool) x2 (NumPy's ldexp): the result has x1's float
     dtype (_numpy_float for integer x1; float64 for a Python scalar x1)."""
     if isinstance(x2, Tensor):
-        if x2.dtype.kind not in "biu":
-            raise TypeError(f"ldexp() needs an integer x2, got dtype {x2.dtype}")
+        if x2.dtype.kind not in "biu" or x2.dtype == np.uint64:  # NumPy's loops: int64 at most
+            raise TypeError(f"ldexp() needs an integer x2 (not uint64), got dtype {x2.dtype}")
     elif isinstance(x2, bool) or not isinstance(x2, (int, np.integer)):
         raise TypeError(f"ldexp() needs an integer x2, got {type(x2).__name__}")
     if isinstance(x1, Tensor):
@@ -365,12 +366,16 @@ def bitwise_count(x: Tensor, /) -> Tensor:
 
 def angle(z: Tensor, deg: bool = False) -> Tensor:
     """The argument of z, in radians (degrees with deg=True): atan2(imag, real) (NumPy's
-    angle; real z gives 0 or pi, bool and integers compute in _numpy_float)."""
+    angle; real z gives 0 or pi; integers compute in _numpy_float, bool in float64)."""
     _tensor_arg(z, "angle")
     if z.dtype.kind == "c":
         a = atan2(imag(z), real(z))  # noqa: F821 - made from the op table above
     else:
-        a = arctan2(0, cast(z, _numpy_float(z.dtype)) if z.dtype.kind in "biu" else z)  # noqa: F821
+        # NumPy's arctan2(0, z): the weak 0 makes bool z int64 (so float64), integers
+        # their _numpy_float
+        if z.dtype.kind in "biu":
+            z = cast(z, np.float64 if z.dtype.kind == "b" else _numpy_float(z.dtype))
+        a = arctan2(0, z)  # noqa: F821
     return multiply(a, 180 / np.pi) if deg else a  # noqa: F821
 
 

@@ -143,6 +143,7 @@ _REF = {
     "frexp_exponent": _backend_ref("frexp_exponent"),
     "ldexp": _backend_ref("ldexp"),
     "fmod": _backend_ref("fmod"),
+    "divmod_quotient": _backend_ref("divmod_quotient"),
 }
 
 

@@ -155,6 +155,7 @@ REF_BINARY = {
     BinaryOp.GCD: np.gcd,
     BinaryOp.LCM: np.lcm,
     BinaryOp.LDEXP: _ldexp,
+    BinaryOp.DIVMOD_QUOTIENT: np.floor_divide,
 }
 
 _UNARY_DESC = {"scalar": d.ScalarUnary, "analytic": d.AnalyticUnary}

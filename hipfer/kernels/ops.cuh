@@ -1073,18 +1073,42 @@ struct op_fmod {
   }
 };
 
-// C's fmax / fmin: a NaN operand gives the other one.
+// C's fmax / fmin: a NaN operand gives the other one. Complex: NumPy's lexicographic
+// order, a NaN part makes the number NaN.
+template <class T> HF_OP bool any_nan(T x) {
+  if constexpr (is_complex<T>::value) return fm::is_nan(x.re) || fm::is_nan(x.im);
+  else if constexpr (is_float<T>::value) return fm::is_nan(x);
+  else return false;
+}
+
 struct op_fmax {
   template <class T> HF_OP T operator()(T a, T b) const {
-    if constexpr (is_float<T>::value) { if (fm::is_nan(b)) return a; if (fm::is_nan(a)) return b; }
-    return a >= b ? a : b;
+    if (any_nan(b)) return a;
+    if (any_nan(a)) return b;
+    if constexpr (is_complex<T>::value) return (a.re > b.re || (a.re == b.re && a.im >= b.im)) ? a : b;
+    else return a >= b ? a : b;
   }
 };
 
 struct op_fmin {
   template <class T> HF_OP T operator()(T a, T b) const {
-    if constexpr (is_float<T>::value) { if (fm::is_nan(b)) return a; if (fm::is_nan(a)) return b; }
-    return a <= b ? a : b;
+    if (any_nan(b)) return a;
+    if (any_nan(a)) return b;
+    if constexpr (is_complex<T>::value) return (a.re < b.re || (a.re == b.re && a.im <= b.im)) ? a : b;
+    else return a <= b ? a : b;
+  }
+};
+
+// NumPy's floor division everywhere (divmod's quotient, paired with op_remainder):
+// floats through npy_divmod also at infinities (inf // 2 is nan, 2 // -inf is -1).
+struct op_divmod_quotient {
+  template <class T> HF_OP T operator()(T a, T b) const {
+    if constexpr (is_float<T>::value) {
+      T mod;
+      return fm::divmod(a, b, mod);
+    } else {
+      return op_floor_divide()(a, b);
+    }
   }
 };
 

@@ -144,12 +144,14 @@ class BinaryOp(Enum):
     # NumPy's own (hipfer._elementwise.NUMPY_OPS makes hipfer.<numpy name> of them)
     LOGADDEXP2 = _b("logaddexp2", "f", family="analytic", api="")
     FMOD = _b("fmod", _REAL, api="")            # sign of the dividend; integer x % 0 == 0
-    FMAX = _b("fmax", "b" + _REAL, api="")      # NaN only where both are NaN
-    FMIN = _b("fmin", "b" + _REAL, api="")
+    FMAX = _b("fmax", "b" + _NUM, api="")       # NaN only where both are NaN
+    FMIN = _b("fmin", "b" + _NUM, api="")
     HEAVISIDE = _b("heaviside", "f", api="")
     GCD = _b("gcd", "iu", api="")
     LCM = _b("lcm", "iu", api="")
     LDEXP = _b("ldexp", "f", api="")            # x2 holds integers (in x1's float dtype)
+    DIVMOD_QUOTIENT = _b("divmod_quotient", _REAL, api="")  # NumPy's // (floor_divide:
+    # the standard's at infinities), divmod's first output
 
     @property
     def row(self) -> OpRow:

@@ -161,7 +161,7 @@ _EXTRAS = {
     "clamp_min": _clamp_min, "clamp_max": _clamp_max, "xlogy": _xlogy,
     "power": _power, "sign": _sign, "expm1": _expm1,
     "floor_divide": _quietly(np.floor_divide), "remainder": _quietly(np.remainder),
-    "fmod": _quietly(np.fmod), "sinc": _sinc, "i0": _i0, "frexp_mantissa": _frexp_mantissa,
+    "fmod": _quietly(np.fmod), "divmod_quotient": _quietly(np.floor_divide), "sinc": _sinc, "i0": _i0, "frexp_mantissa": _frexp_mantissa,
     "frexp_exponent": _frexp_exponent, "bitwise_count": _bitwise_count, "ldexp": _ldexp,
 }
 # floats only: integers keep the bare ufunc (and hipfer._warmpath's loop)
