@@ -278,3 +278,14 @@ def test_numpy_out_keyword(be):
     out = hf.asarray(np.zeros(2))
     assert np.arcsin(x, out=out) is out
     check(out, np.arcsin(np.array([0.25, -0.5])), True)
+
+
+def test_numpy_reaches_hipfer_functions(be):
+    z = hf.asarray(np.array([1 + 1j, np.nan]))
+    assert np.iscomplexobj(z) is True and np.isrealobj(z) is False
+    check(np.nan_to_num(z, nan=2.0), np.nan_to_num(np.array([1 + 1j, np.nan]), nan=2.0), False)
+    check(np.angle(z, deg=True), np.angle(np.array([1 + 1j, np.nan]), deg=True), True)
+    n = np.array([3, -2, 0], np.int16)
+    check(hf.ldexp(2.0, hf.asarray(n)), np.ldexp(2.0, n), False)
+    check(np.ldexp(hf.asarray(np.float32([1.5, 2, 3])), 4), np.ldexp(np.float32([1.5, 2, 3]), 4),
+          False)
