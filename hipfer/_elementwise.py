@@ -283,12 +283,12 @@ def conjugate(x: Tensor, /) -> Tensor:
 
 def float_power(x1, x2, /) -> Tensor:
     """x1 ** x2 computed in float64, or complex128 when an operand is complex (NumPy's
-    float_power). One of x1, x2 may be a Python scalar or host data."""
-    _, _, dt = operands(x1, x2, read_only=True)
+    float_power). One of x1, x2 may be a Python scalar (it stays weak, so it reaches the
+    float64 computation unrounded) or host data."""
+    a, b, dt = operands(x1, x2, read_only=True)  # host data moved to the device once
     wide = np.dtype(np.complex128 if dt.kind == "c" else np.float64)
-    a, b = (cast(v, wide) if isinstance(v, Tensor) else v for v in (x1, x2))
-    if not isinstance(a, Tensor) and not isinstance(b, Tensor):  # host data: moved once
-        a, b, _ = operands(a, b)
+    a, b = (v if type(v) in (bool, int, float, complex) else cast(t, wide)
+            for v, t in ((x1, a), (x2, b)))
     return power(a, b)  # noqa: F821 - made from the op table above
 
 
@@ -331,9 +331,7 @@ def ldexp(x1, x2, /) -> Tensor:
         raise TypeError(f"ldexp() needs a real Tensor or a Python number x1, got "
                         f"{type(x1).__name__}")
     dt = x1.dtype
-    if isinstance(x2, Tensor):
-        if x2.dtype.kind in "iu":  # the kernel clamps beyond +-100000 anyway: none wraps
-            x2 = clip(x2, -100000, 100000) if x2.dtype.itemsize > 2 else x2
+    if isinstance(x2, Tensor):  # huge counts become +-inf in dt: the kernel clamps them
         return _ldexp(x1, cast(x2, dt))
     return _ldexp(x1, float(min(max(int(x2), -100000), 100000)))
 
