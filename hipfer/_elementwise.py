@@ -171,7 +171,6 @@ _bitwise_count = _unary(_U.BITWISE_COUNT, "bitwise_count")
 _ldexp = _binary(_B.LDEXP, "ldexp", numpy=True)
 _floor_divide = _binary(_B.DIVMOD_QUOTIENT, "divmod", numpy=True)
 _remainder = _binary(_B.REMAINDER, "divmod", numpy=True)
-_signbit = _unary(_U.SIGNBIT, "modf")
 
 
 # ------------------------------------------------------------- conjugation family

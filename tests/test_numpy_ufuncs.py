@@ -289,3 +289,21 @@ def test_numpy_reaches_hipfer_functions(be):
     check(hf.ldexp(2.0, hf.asarray(n)), np.ldexp(2.0, n), False)
     check(np.ldexp(hf.asarray(np.float32([1.5, 2, 3])), 4), np.ldexp(np.float32([1.5, 2, 3]), 4),
           False)
+
+
+@pytest.mark.parametrize("name", ["absolute", "arcsin", "exp2", "rint", "sinc", "angle",
+                                  "iscomplex", "isreal", "nan_to_num", "conjugate"])
+def test_conjugated_inputs(be, rng, name):
+    """A lazily conjugated tensor (hipfer.conj) reads as its conjugate everywhere."""
+    z = random_array(rng, (3, 4), np.complex128)
+    z.reshape(-1)[::5] = complex(np.nan, np.inf)
+    got = getattr(hf, name)(hf.conj(hf.asarray(z)))
+    check(got, numpy_ref(getattr(np, name), np.conj(z)), name in ANALYTIC)
+
+
+@pytest.mark.parametrize("name", ["fmax", "fmin", "power", "true_divide", "float_power"])
+def test_conjugated_operands(be, rng, name):
+    a = random_array(rng, (5,), np.complex64)
+    b = random_array(rng, (5,), np.complex64)
+    got = getattr(hf, name)(hf.conj(hf.asarray(a)), hf.asarray(b))
+    check(got, numpy_ref(getattr(np, name), np.conj(a), b), name in ANALYTIC)
