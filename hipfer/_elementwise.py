@@ -63,6 +63,10 @@ def _unary(op: UnaryOp, name: str, kinds: str | None = None, numpy: bool = False
     return fn
 
 
+#: NumPy-named binary ops without bool loops, where bool is not taken as int8 (np.gcd)
+_NO_BOOL = frozenset({BinaryOp.GCD, BinaryOp.LCM})
+
+
 def _binary(op: BinaryOp, name: str, swap=False, numpy: bool = False):
     """hipfer.<name>, the op of op's row (swap: with the operands swapped). numpy: NumPy's
     dtype rules (the NumPy-named functions): bool operands of an integer op compute as
@@ -91,7 +95,7 @@ def _binary(op: BinaryOp, name: str, swap=False, numpy: bool = False):
                 return Tensor(site.run2(scalar_operand(a, dt, b), b))
         a, b, dt = operands(a, b, read_only=True)
         if numpy and dt.kind not in kinds:
-            if dt.kind == "b" and "i" in kinds and op not in (BinaryOp.GCD, BinaryOp.LCM):
+            if dt.kind == "b" and "i" in kinds and op not in _NO_BOOL:
                 dt = np.dtype(np.int8)  # NumPy's loops of bool power, mod, shifts, ...
             elif dt.kind in "biu" and "f" in kinds and "i" not in kinds:
                 dt = _numpy_float(dt)
@@ -151,12 +155,27 @@ NUMPY_BINARY = {
 NUMPY_SAME = {"true_divide": "divide", "bitwise_not": "bitwise_invert",
               "invert": "bitwise_invert", "radians": "deg2rad", "degrees": "rad2deg"}
 
+
+
+def _numpy_rule(kinds: str, copy_kinds: str = "", bool_as_int8: bool = True) -> str:
+    """Which of _docs.NUMPY_RULES _unary / _binary (numpy=True) apply to kinds."""
+    if "b" in copy_kinds:
+        return "copy"
+    if "b" in kinds:
+        return ""
+    if "i" in kinds:
+        return "int8" if bool_as_int8 else ""
+    return "float" if "f" in kinds else ""
+
+
 for _name, (_op, _kinds, _copy) in NUMPY_UNARY.items():
     globals()[_name] = public(_name, _unary(_op, _name, _kinds, numpy=True, copy_kinds=_copy))
-    globals()[_name].__doc__ = _docs.doc(_name, _op.row, _kinds, numpy=True)
+    globals()[_name].__doc__ = _docs.doc(_name, _op.row, _kinds, _numpy_rule(
+        _op.row.kinds if _kinds is None else _kinds, _copy, bool_as_int8=False))
 for _name, _op in NUMPY_BINARY.items():
     globals()[_name] = public(_name, _binary(_op, _name, numpy=True))
-    globals()[_name].__doc__ = _docs.doc(_name, _op.row, numpy=True)
+    globals()[_name].__doc__ = _docs.doc(_name, _op.row, numpy=_numpy_rule(
+        _op.row.kinds, bool_as_int8=_op not in _NO_BOOL))
 for _name, _same in NUMPY_SAME.items():
     globals()[_name] = globals()[_same]
 __all__ += [*NUMPY_UNARY, *NUMPY_BINARY, *NUMPY_SAME]

@@ -91,7 +91,7 @@ SUMMARY = {
     "copysign": "|x1| with the sign of x2.",
     "nextafter": "The next float after x1 toward x2.",
     "logaddexp": "log(exp(x1) + exp(x2)) without overflow.",
-    # NumPy's names (hipfer._elementwise.NUMPY_OPS)
+    # NumPy's names (hipfer._elementwise.NUMPY_UNARY, NUMPY_BINARY)
     "absolute": "|x| (NumPy's name of abs); bool: x itself.",
     "arccos": "The inverse cosine (NumPy's name of acos), in [0, pi]. |x| > 1 is NaN.",
     "arccosh": "The inverse hyperbolic cosine (NumPy's name of acosh). x < 1 is NaN.",
@@ -141,14 +141,21 @@ def signature(name: str, row: OpRow) -> str:
     return f"{name}(x, /)" if row.arity == 1 else f"{name}(x1, x2, /)"
 
 
-def _dtype_rule(row: OpRow, kinds: str, numpy: bool) -> str:
+#: how a NumPy-named function takes bool and integer inputs it has no loop of (doc's numpy=)
+NUMPY_RULES = {
+    "float": " (as NumPy: bool and integer ones compute in the smallest float that holds "
+             "them: float16 for bool and 8-bit integers, float32 for 16-bit ones, float64 "
+             "for the rest)",
+    "int8": " (bool ones as int8, as NumPy)",
+    "copy": " (bool: a copy of x, as NumPy)",
+    "": "",
+}
+
+
+def _dtype_rule(row: OpRow, kinds: str, numpy: str | None) -> str:
     takes = f"Takes {_kinds(kinds)} tensors"
-    if numpy and "f" in kinds and not ("i" in kinds and "b" in kinds):
-        takes += (" (as NumPy: bool and integer ones compute in the smallest float that holds "
-                  "them: float16 for bool and 8-bit integers, float32 for 16-bit ones, float64 "
-                  "for the rest)" if "i" not in kinds else " (bool ones as int8, as NumPy)")
-    elif numpy and "i" in kinds and "b" not in kinds:
-        takes += " (bool ones as int8, as NumPy)"
+    if numpy is not None:
+        takes += NUMPY_RULES[numpy]
     elif "f" in kinds and "i" not in kinds and (row.arity == 2 or row.family == "analytic"):
         takes += " (bool and integer ones compute in the default float dtype)"
     operand = "x's dtype" if row.arity == 1 else "the operands' promoted dtype"
@@ -157,10 +164,10 @@ def _dtype_rule(row: OpRow, kinds: str, numpy: bool) -> str:
     return f"{takes}; the result has {result}."
 
 
-def doc(name: str, row: OpRow, kinds: str | None = None, numpy: bool = False) -> str:
+def doc(name: str, row: OpRow, kinds: str | None = None, numpy: str | None = None) -> str:
     """The docstring of hipfer.<name>, the op of row; kinds: the dtype kinds the function
-    takes when not the row's; numpy: it follows NumPy's dtype rules for bool and integer
-    inputs (hipfer._elementwise.NUMPY_OPS)."""
+    takes when not the row's; numpy: a NumPy-named function's rule for the bool and
+    integer inputs it has no loop of (a NUMPY_RULES key; hipfer._elementwise.NUMPY_UNARY)."""
     kinds = row.kinds if kinds is None else kinds
     what = SUMMARY.get(name, f"{name.replace('_', ' ').capitalize()} of the operands.")
     lines = [signature(name, row), "", f"Elementwise: {what}", ""]
@@ -170,7 +177,8 @@ def doc(name: str, row: OpRow, kinds: str | None = None, numpy: bool = False) ->
         lines.append("x1, x2: Tensors, or one of them a Python scalar (weak: it takes the "
                      "tensor's dtype where it fits). The shapes broadcast; the dtypes "
                      "promote as NumPy's do. " + _dtype_rule(row, kinds, numpy))
-    swapped = " with the operands swapped" if row.api not in (name, "") and not numpy else ""
+    swapped = (" with the operands swapped" if row.api not in (name, "") and numpy is None
+               else "")
     lines += ["", f"The op table's row {row.name!r}{swapped} (hipfer.prims.optable): NumPy "
                   f"computes it on the CPU, hipfer's kernel hf::op_{row.name} on the GPU."]
     return "\n".join(textwrap.fill(p, 88) if p else p for p in lines)
