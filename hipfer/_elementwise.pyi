@@ -1205,7 +1205,7 @@ def absolute(x: Any, /) -> Any:
     Elementwise: |x| (NumPy's name of abs); bool: x itself.
 
     x: a Tensor. Takes signed integer, unsigned integer, real floating, complex floating
-    tensors (bool ones as int8, as NumPy); the result has the real dtype of x's dtype
+    tensors (bool: a copy of x, as NumPy); the result has the real dtype of x's dtype
     (float64 for complex128). The result has x's shape.
 
     The op table's row 'absolute' (hipfer.prims.optable): NumPy computes it on the CPU,
@@ -1354,8 +1354,8 @@ def fix(x: Any, /) -> Any:
 
     Elementwise: x rounded toward zero, keeping x's dtype (NumPy's fix).
 
-    x: a Tensor. Takes signed integer, unsigned integer, real floating tensors (bool ones as
-    int8, as NumPy); the result has x's dtype. The result has x's shape.
+    x: a Tensor. Takes signed integer, unsigned integer, real floating tensors (bool: a copy
+    of x, as NumPy); the result has x's dtype. The result has x's shape.
 
     The op table's row 'trunc' (hipfer.prims.optable): NumPy computes it on the CPU,
     hipfer's kernel hf::op_trunc on the GPU.
@@ -1554,8 +1554,7 @@ def gcd(x1: Any, x2: Any, /) -> Any:
 
     x1, x2: Tensors, or one of them a Python scalar (weak: it takes the tensor's dtype where
     it fits). The shapes broadcast; the dtypes promote as NumPy's do. Takes signed integer,
-    unsigned integer tensors (bool ones as int8, as NumPy); the result has the operands'
-    promoted dtype.
+    unsigned integer tensors; the result has the operands' promoted dtype.
 
     The op table's row 'gcd' (hipfer.prims.optable): NumPy computes it on the CPU, hipfer's
     kernel hf::op_gcd on the GPU.
@@ -1569,8 +1568,7 @@ def lcm(x1: Any, x2: Any, /) -> Any:
 
     x1, x2: Tensors, or one of them a Python scalar (weak: it takes the tensor's dtype where
     it fits). The shapes broadcast; the dtypes promote as NumPy's do. Takes signed integer,
-    unsigned integer tensors (bool ones as int8, as NumPy); the result has the operands'
-    promoted dtype.
+    unsigned integer tensors; the result has the operands' promoted dtype.
 
     The op table's row 'lcm' (hipfer.prims.optable): NumPy computes it on the CPU, hipfer's
     kernel hf::op_lcm on the GPU.
