@@ -12,6 +12,23 @@ __all__ = [
     'imag',
     'where',
     'clip',
+    'conjugate',
+    'float_power',
+    'divmod',
+    'modf',
+    'frexp',
+    'ldexp',
+    'sinc',
+    'i0',
+    'bitwise_count',
+    'angle',
+    'nan_to_num',
+    'isposinf',
+    'isneginf',
+    'iscomplex',
+    'isreal',
+    'iscomplexobj',
+    'isrealobj',
     'negative',
     'abs',
     'reciprocal',
@@ -80,6 +97,37 @@ __all__ = [
     'logaddexp',
     'less',
     'less_equal',
+    'absolute',
+    'fabs',
+    'arccos',
+    'arccosh',
+    'arcsin',
+    'arcsinh',
+    'arctan',
+    'arctanh',
+    'exp2',
+    'rint',
+    'fix',
+    'spacing',
+    'deg2rad',
+    'rad2deg',
+    'arctan2',
+    'power',
+    'left_shift',
+    'right_shift',
+    'mod',
+    'fmod',
+    'fmax',
+    'fmin',
+    'heaviside',
+    'gcd',
+    'lcm',
+    'logaddexp2',
+    'true_divide',
+    'bitwise_not',
+    'invert',
+    'radians',
+    'degrees',
 ]
 
 
@@ -108,6 +156,105 @@ def clip(x: Tensor, /, min: Any = ..., max: Any = ...) -> Tensor:
     against the bounds. NaN in x or in a bound gives NaN (the standard's special cases);
     min > max gives max (NumPy's).
     """
+
+
+def conjugate(x: Tensor, /) -> Tensor:
+    """NumPy's conjugate: conj(x) (O(1) for complex x: the lazy flag); bool becomes int8,
+    as NumPy's loops have it.
+    """
+
+
+def float_power(x1: Any, x2: Any, /) -> Tensor:
+    """x1 ** x2 computed in float64, or complex128 when an operand is complex (NumPy's
+    float_power). One of x1, x2 may be a Python scalar (it stays weak, so it reaches the
+    float64 computation unrounded) or host data.
+    """
+
+
+def divmod(x1: Any, x2: Any, /) -> tuple:
+    """(x1 // x2, x1 % x2) as NumPy's divmod (floor division, the divisor's sign; integer
+    x // 0 and x % 0 are 0 where NumPy warns; NumPy's quotient at infinities, where
+    hipfer.floor_divide has the standard's). Two passes.
+    """
+
+
+def modf(x: Tensor, /) -> tuple:
+    """(fractional part, integral part) of x, both with x's sign (NumPy's modf):
+    modf(+-inf) is (+-0, +-inf). Bool and integers compute in _numpy_float.
+    """
+
+
+def frexp(x: Tensor, /) -> tuple:
+    """(mantissa, exponent) with x == mantissa * 2**exponent, |mantissa| in [0.5, 1) and
+    an int32 exponent (NumPy's frexp; 0, inf and NaN give (x, 0)).
+    """
+
+
+def ldexp(x1: Any, x2: Any, /) -> Tensor:
+    """x1 * 2**x2 for an integer (or bool) x2 (NumPy's ldexp): the result has x1's float
+    dtype (_numpy_float for integer x1; float64 for a Python scalar x1).
+    """
+
+
+def sinc(x: Tensor, /) -> Tensor:
+    """sin(pi x) / (pi x), 1 at 0 (NumPy's sinc); bool and integers compute in float64
+    (np.sinc is not a ufunc: its float promotion is float64's).
+    """
+
+
+def i0(x: Tensor, /) -> Tensor:
+    """The modified Bessel function of the first kind, order 0 (NumPy's i0, its Chebyshev
+    series, summed in float64 and rounded once); bool and integers in float64, complex
+    refused, as NumPy's.
+    """
+
+
+def bitwise_count(x: Tensor, /) -> Tensor:
+    """The number of 1 bits in |x|, as uint8 (NumPy's bitwise_count); bool and integers
+    only.
+    """
+
+
+def angle(z: Tensor, deg: bool = ...) -> Tensor:
+    """The argument of z, in radians (degrees with deg=True): atan2(imag, real) (NumPy's
+    angle; real z gives 0 or pi; integers compute in _numpy_float, bool in float64).
+    """
+
+
+def nan_to_num(x: Tensor, copy: bool = ..., nan: Any = ..., posinf: Any = ..., neginf: Any = ...) -> Tensor:
+    """x with NaN replaced by nan, +inf by posinf and -inf by neginf (default: the
+    dtype's largest and smallest finite values), each part of complex x on its own
+    (NumPy's nan_to_num). copy=False writes the result into x and returns x. Bool and
+    integer x come back unchanged (a copy unless copy=False).
+    """
+
+
+def isposinf(x: Tensor, /) -> Tensor:
+    """Whether x is +inf (NumPy's isposinf; complex refused, as NumPy's)."""
+
+
+def isneginf(x: Tensor, /) -> Tensor:
+    """Whether x is -inf (NumPy's isneginf; complex refused, as NumPy's)."""
+
+
+def iscomplex(x: Tensor, /) -> Tensor:
+    """Whether each element has a nonzero imaginary part (NumPy's iscomplex: by value,
+    all False for a real dtype).
+    """
+
+
+def isreal(x: Tensor, /) -> Tensor:
+    """Whether each element has a zero imaginary part (NumPy's isreal: by value, all True
+    for a real dtype).
+    """
+
+
+def iscomplexobj(x: Any) -> bool:
+    """Whether x has a complex dtype (NumPy's iscomplexobj: by dtype, not by value)."""
+
+
+def isrealobj(x: Any) -> bool:
+    """Whether x has no complex dtype (NumPy's isrealobj: by dtype, not by value)."""
 
 
 def negative(x: Tensor, /) -> Tensor:
@@ -1049,6 +1196,467 @@ def less_equal(x1: _Operand, x2: _Operand, /) -> Tensor:
 
     The op table's row 'greater_equal' with the operands swapped (hipfer.prims.optable):
     NumPy computes it on the CPU, hipfer's kernel hf::op_greater_equal on the GPU.
+    """
+
+
+def absolute(x: Any, /) -> Any:
+    """absolute(x, /)
+
+    Elementwise: |x| (NumPy's name of abs); bool: x itself.
+
+    x: a Tensor. Takes signed integer, unsigned integer, real floating, complex floating
+    tensors (bool: a copy of x, as NumPy); the result has the real dtype of x's dtype
+    (float64 for complex128). The result has x's shape.
+
+    The op table's row 'absolute' (hipfer.prims.optable): NumPy computes it on the CPU,
+    hipfer's kernel hf::op_absolute on the GPU.
+    """
+
+
+def fabs(x: Any, /) -> Any:
+    """fabs(x, /)
+
+    Elementwise: |x| for real x (complex is refused, as NumPy's fabs).
+
+    x: a Tensor. Takes real floating tensors (as NumPy: bool and integer ones compute in the
+    smallest float that holds them: float16 for bool and 8-bit integers, float32 for 16-bit
+    ones, float64 for the rest); the result has the real dtype of x's dtype (float64 for
+    complex128). The result has x's shape.
+
+    The op table's row 'absolute' (hipfer.prims.optable): NumPy computes it on the CPU,
+    hipfer's kernel hf::op_absolute on the GPU.
+    """
+
+
+def arccos(x: Any, /) -> Any:
+    """arccos(x, /)
+
+    Elementwise: The inverse cosine (NumPy's name of acos), in [0, pi]. |x| > 1 is NaN.
+
+    x: a Tensor. Takes real floating, complex floating tensors (as NumPy: bool and integer
+    ones compute in the smallest float that holds them: float16 for bool and 8-bit integers,
+    float32 for 16-bit ones, float64 for the rest); the result has x's dtype. The result has
+    x's shape.
+
+    The op table's row 'arccos' (hipfer.prims.optable): NumPy computes it on the CPU,
+    hipfer's kernel hf::op_arccos on the GPU.
+    """
+
+
+def arccosh(x: Any, /) -> Any:
+    """arccosh(x, /)
+
+    Elementwise: The inverse hyperbolic cosine (NumPy's name of acosh). x < 1 is NaN.
+
+    x: a Tensor. Takes real floating, complex floating tensors (as NumPy: bool and integer
+    ones compute in the smallest float that holds them: float16 for bool and 8-bit integers,
+    float32 for 16-bit ones, float64 for the rest); the result has x's dtype. The result has
+    x's shape.
+
+    The op table's row 'arccosh' (hipfer.prims.optable): NumPy computes it on the CPU,
+    hipfer's kernel hf::op_arccosh on the GPU.
+    """
+
+
+def arcsin(x: Any, /) -> Any:
+    """arcsin(x, /)
+
+    Elementwise: The inverse sine (NumPy's name of asin), in [-pi/2, pi/2]. |x| > 1 is NaN.
+
+    x: a Tensor. Takes real floating, complex floating tensors (as NumPy: bool and integer
+    ones compute in the smallest float that holds them: float16 for bool and 8-bit integers,
+    float32 for 16-bit ones, float64 for the rest); the result has x's dtype. The result has
+    x's shape.
+
+    The op table's row 'arcsin' (hipfer.prims.optable): NumPy computes it on the CPU,
+    hipfer's kernel hf::op_arcsin on the GPU.
+    """
+
+
+def arcsinh(x: Any, /) -> Any:
+    """arcsinh(x, /)
+
+    Elementwise: The inverse hyperbolic sine (NumPy's name of asinh).
+
+    x: a Tensor. Takes real floating, complex floating tensors (as NumPy: bool and integer
+    ones compute in the smallest float that holds them: float16 for bool and 8-bit integers,
+    float32 for 16-bit ones, float64 for the rest); the result has x's dtype. The result has
+    x's shape.
+
+    The op table's row 'arcsinh' (hipfer.prims.optable): NumPy computes it on the CPU,
+    hipfer's kernel hf::op_arcsinh on the GPU.
+    """
+
+
+def arctan(x: Any, /) -> Any:
+    """arctan(x, /)
+
+    Elementwise: The inverse tangent (NumPy's name of atan), in [-pi/2, pi/2].
+
+    x: a Tensor. Takes real floating, complex floating tensors (as NumPy: bool and integer
+    ones compute in the smallest float that holds them: float16 for bool and 8-bit integers,
+    float32 for 16-bit ones, float64 for the rest); the result has x's dtype. The result has
+    x's shape.
+
+    The op table's row 'arctan' (hipfer.prims.optable): NumPy computes it on the CPU,
+    hipfer's kernel hf::op_arctan on the GPU.
+    """
+
+
+def arctanh(x: Any, /) -> Any:
+    """arctanh(x, /)
+
+    Elementwise: The inverse hyperbolic tangent (NumPy's name of atanh). |x| > 1 is NaN.
+
+    x: a Tensor. Takes real floating, complex floating tensors (as NumPy: bool and integer
+    ones compute in the smallest float that holds them: float16 for bool and 8-bit integers,
+    float32 for 16-bit ones, float64 for the rest); the result has x's dtype. The result has
+    x's shape.
+
+    The op table's row 'arctanh' (hipfer.prims.optable): NumPy computes it on the CPU,
+    hipfer's kernel hf::op_arctanh on the GPU.
+    """
+
+
+def exp2(x: Any, /) -> Any:
+    """exp2(x, /)
+
+    Elementwise: 2 ** x.
+
+    x: a Tensor. Takes real floating, complex floating tensors (as NumPy: bool and integer
+    ones compute in the smallest float that holds them: float16 for bool and 8-bit integers,
+    float32 for 16-bit ones, float64 for the rest); the result has x's dtype. The result has
+    x's shape.
+
+    The op table's row 'exp2' (hipfer.prims.optable): NumPy computes it on the CPU, hipfer's
+    kernel hf::op_exp2 on the GPU.
+    """
+
+
+def rint(x: Any, /) -> Any:
+    """rint(x, /)
+
+    Elementwise: x rounded to the nearest integer-valued float, halves to even (integers
+    become floats, as NumPy's rint).
+
+    x: a Tensor. Takes real floating, complex floating tensors (as NumPy: bool and integer
+    ones compute in the smallest float that holds them: float16 for bool and 8-bit integers,
+    float32 for 16-bit ones, float64 for the rest); the result has x's dtype. The result has
+    x's shape.
+
+    The op table's row 'round' (hipfer.prims.optable): NumPy computes it on the CPU,
+    hipfer's kernel hf::op_round on the GPU.
+    """
+
+
+def fix(x: Any, /) -> Any:
+    """fix(x, /)
+
+    Elementwise: x rounded toward zero, keeping x's dtype (NumPy's fix).
+
+    x: a Tensor. Takes signed integer, unsigned integer, real floating tensors (bool: a copy
+    of x, as NumPy); the result has x's dtype. The result has x's shape.
+
+    The op table's row 'trunc' (hipfer.prims.optable): NumPy computes it on the CPU,
+    hipfer's kernel hf::op_trunc on the GPU.
+    """
+
+
+def spacing(x: Any, /) -> Any:
+    """spacing(x, /)
+
+    Elementwise: The distance from x to the next float of its dtype (away from zero; NumPy's
+    float16 spacing goes toward +inf). +-inf and NaN give NaN.
+
+    x: a Tensor. Takes real floating tensors (as NumPy: bool and integer ones compute in the
+    smallest float that holds them: float16 for bool and 8-bit integers, float32 for 16-bit
+    ones, float64 for the rest); the result has x's dtype. The result has x's shape.
+
+    The op table's row 'spacing' (hipfer.prims.optable): NumPy computes it on the CPU,
+    hipfer's kernel hf::op_spacing on the GPU.
+    """
+
+
+def deg2rad(x: Any, /) -> Any:
+    """deg2rad(x, /)
+
+    Elementwise: x converted from degrees to radians.
+
+    x: a Tensor. Takes real floating tensors (as NumPy: bool and integer ones compute in the
+    smallest float that holds them: float16 for bool and 8-bit integers, float32 for 16-bit
+    ones, float64 for the rest); the result has x's dtype. The result has x's shape.
+
+    The op table's row 'deg2rad' (hipfer.prims.optable): NumPy computes it on the CPU,
+    hipfer's kernel hf::op_deg2rad on the GPU.
+    """
+
+
+def rad2deg(x: Any, /) -> Any:
+    """rad2deg(x, /)
+
+    Elementwise: x converted from radians to degrees.
+
+    x: a Tensor. Takes real floating tensors (as NumPy: bool and integer ones compute in the
+    smallest float that holds them: float16 for bool and 8-bit integers, float32 for 16-bit
+    ones, float64 for the rest); the result has x's dtype. The result has x's shape.
+
+    The op table's row 'rad2deg' (hipfer.prims.optable): NumPy computes it on the CPU,
+    hipfer's kernel hf::op_rad2deg on the GPU.
+    """
+
+
+def arctan2(x1: Any, x2: Any, /) -> Any:
+    """arctan2(x1, x2, /)
+
+    Elementwise: The angle of the point (x2, x1) (NumPy's name of atan2), in [-pi, pi].
+
+    x1, x2: Tensors, or one of them a Python scalar (weak: it takes the tensor's dtype where
+    it fits). The shapes broadcast; the dtypes promote as NumPy's do. Takes real floating
+    tensors (as NumPy: bool and integer ones compute in the smallest float that holds them:
+    float16 for bool and 8-bit integers, float32 for 16-bit ones, float64 for the rest); the
+    result has the operands' promoted dtype.
+
+    The op table's row 'arctan2' (hipfer.prims.optable): NumPy computes it on the CPU,
+    hipfer's kernel hf::op_arctan2 on the GPU.
+    """
+
+
+def power(x1: Any, x2: Any, /) -> Any:
+    """power(x1, x2, /)
+
+    Elementwise: x1 ** x2 (NumPy's name of pow); integers: exact, wrapping on overflow (a
+    negative integer exponent gives the truncated 1 / x1**-x2 where NumPy raises).
+
+    x1, x2: Tensors, or one of them a Python scalar (weak: it takes the tensor's dtype where
+    it fits). The shapes broadcast; the dtypes promote as NumPy's do. Takes signed integer,
+    unsigned integer, real floating, complex floating tensors (bool ones as int8, as NumPy);
+    the result has the operands' promoted dtype.
+
+    The op table's row 'power' (hipfer.prims.optable): NumPy computes it on the CPU,
+    hipfer's kernel hf::op_power on the GPU.
+    """
+
+
+def left_shift(x1: Any, x2: Any, /) -> Any:
+    """left_shift(x1, x2, /)
+
+    Elementwise: x1 << x2 (NumPy's name of bitwise_left_shift).
+
+    x1, x2: Tensors, or one of them a Python scalar (weak: it takes the tensor's dtype where
+    it fits). The shapes broadcast; the dtypes promote as NumPy's do. Takes signed integer,
+    unsigned integer tensors (bool ones as int8, as NumPy); the result has the operands'
+    promoted dtype.
+
+    The op table's row 'bitwise_left_shift' (hipfer.prims.optable): NumPy computes it on the
+    CPU, hipfer's kernel hf::op_bitwise_left_shift on the GPU.
+    """
+
+
+def right_shift(x1: Any, x2: Any, /) -> Any:
+    """right_shift(x1, x2, /)
+
+    Elementwise: x1 >> x2 (NumPy's name of bitwise_right_shift).
+
+    x1, x2: Tensors, or one of them a Python scalar (weak: it takes the tensor's dtype where
+    it fits). The shapes broadcast; the dtypes promote as NumPy's do. Takes signed integer,
+    unsigned integer tensors (bool ones as int8, as NumPy); the result has the operands'
+    promoted dtype.
+
+    The op table's row 'bitwise_right_shift' (hipfer.prims.optable): NumPy computes it on
+    the CPU, hipfer's kernel hf::op_bitwise_right_shift on the GPU.
+    """
+
+
+def mod(x1: Any, x2: Any, /) -> Any:
+    """mod(x1, x2, /)
+
+    Elementwise: x1 % x2 with the sign of x2 (NumPy's mod, remainder); integers: x % 0 is 0.
+
+    x1, x2: Tensors, or one of them a Python scalar (weak: it takes the tensor's dtype where
+    it fits). The shapes broadcast; the dtypes promote as NumPy's do. Takes signed integer,
+    unsigned integer, real floating tensors (bool ones as int8, as NumPy); the result has
+    the operands' promoted dtype.
+
+    The op table's row 'remainder' (hipfer.prims.optable): NumPy computes it on the CPU,
+    hipfer's kernel hf::op_remainder on the GPU.
+    """
+
+
+def fmod(x1: Any, x2: Any, /) -> Any:
+    """fmod(x1, x2, /)
+
+    Elementwise: C's fmod: the remainder of x1 / x2 truncated, with the sign of x1;
+    integers: x % 0 is 0.
+
+    x1, x2: Tensors, or one of them a Python scalar (weak: it takes the tensor's dtype where
+    it fits). The shapes broadcast; the dtypes promote as NumPy's do. Takes signed integer,
+    unsigned integer, real floating tensors (bool ones as int8, as NumPy); the result has
+    the operands' promoted dtype.
+
+    The op table's row 'fmod' (hipfer.prims.optable): NumPy computes it on the CPU, hipfer's
+    kernel hf::op_fmod on the GPU.
+    """
+
+
+def fmax(x1: Any, x2: Any, /) -> Any:
+    """fmax(x1, x2, /)
+
+    Elementwise: The larger of x1 and x2; a NaN gives the other operand (NaN only where both
+    are NaN).
+
+    x1, x2: Tensors, or one of them a Python scalar (weak: it takes the tensor's dtype where
+    it fits). The shapes broadcast; the dtypes promote as NumPy's do. Takes bool, signed
+    integer, unsigned integer, real floating, complex floating tensors; the result has the
+    operands' promoted dtype.
+
+    The op table's row 'fmax' (hipfer.prims.optable): NumPy computes it on the CPU, hipfer's
+    kernel hf::op_fmax on the GPU.
+    """
+
+
+def fmin(x1: Any, x2: Any, /) -> Any:
+    """fmin(x1, x2, /)
+
+    Elementwise: The smaller of x1 and x2; a NaN gives the other operand (NaN only where
+    both are NaN).
+
+    x1, x2: Tensors, or one of them a Python scalar (weak: it takes the tensor's dtype where
+    it fits). The shapes broadcast; the dtypes promote as NumPy's do. Takes bool, signed
+    integer, unsigned integer, real floating, complex floating tensors; the result has the
+    operands' promoted dtype.
+
+    The op table's row 'fmin' (hipfer.prims.optable): NumPy computes it on the CPU, hipfer's
+    kernel hf::op_fmin on the GPU.
+    """
+
+
+def heaviside(x1: Any, x2: Any, /) -> Any:
+    """heaviside(x1, x2, /)
+
+    Elementwise: The Heaviside step: 0 for x1 < 0, x2 at x1 == 0, 1 for x1 > 0, NaN for NaN
+    x1.
+
+    x1, x2: Tensors, or one of them a Python scalar (weak: it takes the tensor's dtype where
+    it fits). The shapes broadcast; the dtypes promote as NumPy's do. Takes real floating
+    tensors (as NumPy: bool and integer ones compute in the smallest float that holds them:
+    float16 for bool and 8-bit integers, float32 for 16-bit ones, float64 for the rest); the
+    result has the operands' promoted dtype.
+
+    The op table's row 'heaviside' (hipfer.prims.optable): NumPy computes it on the CPU,
+    hipfer's kernel hf::op_heaviside on the GPU.
+    """
+
+
+def gcd(x1: Any, x2: Any, /) -> Any:
+    """gcd(x1, x2, /)
+
+    Elementwise: The greatest common divisor of |x1| and |x2| (gcd(0, 0) is 0).
+
+    x1, x2: Tensors, or one of them a Python scalar (weak: it takes the tensor's dtype where
+    it fits). The shapes broadcast; the dtypes promote as NumPy's do. Takes signed integer,
+    unsigned integer tensors; the result has the operands' promoted dtype.
+
+    The op table's row 'gcd' (hipfer.prims.optable): NumPy computes it on the CPU, hipfer's
+    kernel hf::op_gcd on the GPU.
+    """
+
+
+def lcm(x1: Any, x2: Any, /) -> Any:
+    """lcm(x1, x2, /)
+
+    Elementwise: The least common multiple of |x1| and |x2| (0 where either is 0).
+
+    x1, x2: Tensors, or one of them a Python scalar (weak: it takes the tensor's dtype where
+    it fits). The shapes broadcast; the dtypes promote as NumPy's do. Takes signed integer,
+    unsigned integer tensors; the result has the operands' promoted dtype.
+
+    The op table's row 'lcm' (hipfer.prims.optable): NumPy computes it on the CPU, hipfer's
+    kernel hf::op_lcm on the GPU.
+    """
+
+
+def logaddexp2(x1: Any, x2: Any, /) -> Any:
+    """logaddexp2(x1, x2, /)
+
+    Elementwise: log2(2**x1 + 2**x2) without overflow.
+
+    x1, x2: Tensors, or one of them a Python scalar (weak: it takes the tensor's dtype where
+    it fits). The shapes broadcast; the dtypes promote as NumPy's do. Takes real floating
+    tensors (as NumPy: bool and integer ones compute in the smallest float that holds them:
+    float16 for bool and 8-bit integers, float32 for 16-bit ones, float64 for the rest); the
+    result has the operands' promoted dtype.
+
+    The op table's row 'logaddexp2' (hipfer.prims.optable): NumPy computes it on the CPU,
+    hipfer's kernel hf::op_logaddexp2 on the GPU.
+    """
+
+
+def true_divide(x1: Any, x2: Any, /) -> Any:
+    """divide(x1, x2, /)
+
+    Elementwise: x1 / x2 (true division). x / 0 is +-inf, 0 / 0 is NaN.
+
+    x1, x2: Tensors, or one of them a Python scalar (weak: it takes the tensor's dtype where
+    it fits). The shapes broadcast; the dtypes promote as NumPy's do. Takes real floating,
+    complex floating tensors (bool and integer ones compute in the default float dtype); the
+    result has the operands' promoted dtype.
+
+    The op table's row 'divide' (hipfer.prims.optable): NumPy computes it on the CPU,
+    hipfer's kernel hf::op_divide on the GPU.
+    """
+
+
+def bitwise_not(x: Any, /) -> Any:
+    """bitwise_invert(x, /)
+
+    Elementwise: ~x (NumPy's invert); bool: logical not.
+
+    x: a Tensor. Takes bool, signed integer, unsigned integer tensors; the result has x's
+    dtype. The result has x's shape.
+
+    The op table's row 'bitwise_invert' (hipfer.prims.optable): NumPy computes it on the
+    CPU, hipfer's kernel hf::op_bitwise_invert on the GPU.
+    """
+
+
+def invert(x: Any, /) -> Any:
+    """bitwise_invert(x, /)
+
+    Elementwise: ~x (NumPy's invert); bool: logical not.
+
+    x: a Tensor. Takes bool, signed integer, unsigned integer tensors; the result has x's
+    dtype. The result has x's shape.
+
+    The op table's row 'bitwise_invert' (hipfer.prims.optable): NumPy computes it on the
+    CPU, hipfer's kernel hf::op_bitwise_invert on the GPU.
+    """
+
+
+def radians(x: Any, /) -> Any:
+    """deg2rad(x, /)
+
+    Elementwise: x converted from degrees to radians.
+
+    x: a Tensor. Takes real floating tensors (as NumPy: bool and integer ones compute in the
+    smallest float that holds them: float16 for bool and 8-bit integers, float32 for 16-bit
+    ones, float64 for the rest); the result has x's dtype. The result has x's shape.
+
+    The op table's row 'deg2rad' (hipfer.prims.optable): NumPy computes it on the CPU,
+    hipfer's kernel hf::op_deg2rad on the GPU.
+    """
+
+
+def degrees(x: Any, /) -> Any:
+    """rad2deg(x, /)
+
+    Elementwise: x converted from radians to degrees.
+
+    x: a Tensor. Takes real floating tensors (as NumPy: bool and integer ones compute in the
+    smallest float that holds them: float16 for bool and 8-bit integers, float32 for 16-bit
+    ones, float64 for the rest); the result has x's dtype. The result has x's shape.
+
+    The op table's row 'rad2deg' (hipfer.prims.optable): NumPy computes it on the CPU,
+    hipfer's kernel hf::op_rad2deg on the GPU.
     """
 
 

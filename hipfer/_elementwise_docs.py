@@ -91,6 +91,42 @@ SUMMARY = {
     "copysign": "|x1| with the sign of x2.",
     "nextafter": "The next float after x1 toward x2.",
     "logaddexp": "log(exp(x1) + exp(x2)) without overflow.",
+    # NumPy's names (hipfer._elementwise.NUMPY_UNARY, NUMPY_BINARY)
+    "absolute": "|x| (NumPy's name of abs); bool: x itself.",
+    "arccos": "The inverse cosine (NumPy's name of acos), in [0, pi]. |x| > 1 is NaN.",
+    "arccosh": "The inverse hyperbolic cosine (NumPy's name of acosh). x < 1 is NaN.",
+    "arcsin": "The inverse sine (NumPy's name of asin), in [-pi/2, pi/2]. |x| > 1 is NaN.",
+    "arcsinh": "The inverse hyperbolic sine (NumPy's name of asinh).",
+    "arctan": "The inverse tangent (NumPy's name of atan), in [-pi/2, pi/2].",
+    "arctanh": "The inverse hyperbolic tangent (NumPy's name of atanh). |x| > 1 is NaN.",
+    "arctan2": "The angle of the point (x2, x1) (NumPy's name of atan2), in [-pi, pi].",
+    "power": "x1 ** x2 (NumPy's name of pow); integers: exact, wrapping on overflow (a "
+             "negative integer exponent gives the truncated 1 / x1**-x2 where NumPy raises).",
+    "left_shift": "x1 << x2 (NumPy's name of bitwise_left_shift).",
+    "right_shift": "x1 >> x2 (NumPy's name of bitwise_right_shift).",
+    "mod": "x1 % x2 with the sign of x2 (NumPy's mod, remainder); integers: x % 0 is 0.",
+    "fmod": "C's fmod: the remainder of x1 / x2 truncated, with the sign of x1; integers: "
+            "x % 0 is 0.",
+    "fmax": "The larger of x1 and x2; a NaN gives the other operand (NaN only where both "
+            "are NaN).",
+    "fmin": "The smaller of x1 and x2; a NaN gives the other operand (NaN only where both "
+            "are NaN).",
+    "fabs": "|x| for real x (complex is refused, as NumPy's fabs).",
+    "exp2": "2 ** x.",
+    "rint": "x rounded to the nearest integer-valued float, halves to even (integers become "
+            "floats, as NumPy's rint).",
+    "fix": "x rounded toward zero, keeping x's dtype (NumPy's fix).",
+    "gcd": "The greatest common divisor of |x1| and |x2| (gcd(0, 0) is 0).",
+    "lcm": "The least common multiple of |x1| and |x2| (0 where either is 0).",
+    "heaviside": "The Heaviside step: 0 for x1 < 0, x2 at x1 == 0, 1 for x1 > 0, NaN for "
+                 "NaN x1.",
+    "spacing": "The distance from x to the next float of its dtype (away from zero; NumPy's "
+               "float16 spacing goes toward +inf). +-inf and NaN give NaN.",
+    "deg2rad": "x converted from degrees to radians.",
+    "radians": "x converted from degrees to radians (the same function as deg2rad).",
+    "rad2deg": "x converted from radians to degrees.",
+    "degrees": "x converted from radians to degrees (the same function as rad2deg).",
+    "logaddexp2": "log2(2**x1 + 2**x2) without overflow.",
 }
 
 _KINDS = {"b": "bool", "i": "signed integer", "u": "unsigned integer", "f": "real floating",
@@ -105,9 +141,22 @@ def signature(name: str, row: OpRow) -> str:
     return f"{name}(x, /)" if row.arity == 1 else f"{name}(x1, x2, /)"
 
 
-def _dtype_rule(row: OpRow) -> str:
-    takes = f"Takes {_kinds(row.kinds)} tensors"
-    if "f" in row.kinds and "i" not in row.kinds and (row.arity == 2 or row.family == "analytic"):
+#: how a NumPy-named function takes bool and integer inputs it has no loop of (doc's numpy=)
+NUMPY_RULES = {
+    "float": " (as NumPy: bool and integer ones compute in the smallest float that holds "
+             "them: float16 for bool and 8-bit integers, float32 for 16-bit ones, float64 "
+             "for the rest)",
+    "int8": " (bool ones as int8, as NumPy)",
+    "copy": " (bool: a copy of x, as NumPy)",
+    "": "",
+}
+
+
+def _dtype_rule(row: OpRow, kinds: str, numpy: str | None) -> str:
+    takes = f"Takes {_kinds(kinds)} tensors"
+    if numpy is not None:
+        takes += NUMPY_RULES[numpy]
+    elif "f" in kinds and "i" not in kinds and (row.arity == 2 or row.family == "analytic"):
         takes += " (bool and integer ones compute in the default float dtype)"
     operand = "x's dtype" if row.arity == 1 else "the operands' promoted dtype"
     result = {"same": operand, "real": f"the real dtype of {operand} (float64 for complex128)",
@@ -115,17 +164,21 @@ def _dtype_rule(row: OpRow) -> str:
     return f"{takes}; the result has {result}."
 
 
-def doc(name: str, row: OpRow) -> str:
-    """The docstring of hipfer.<name>, the op of row."""
+def doc(name: str, row: OpRow, kinds: str | None = None, numpy: str | None = None) -> str:
+    """The docstring of hipfer.<name>, the op of row; kinds: the dtype kinds the function
+    takes when not the row's; numpy: a NumPy-named function's rule for the bool and
+    integer inputs it has no loop of (a NUMPY_RULES key; hipfer._elementwise.NUMPY_UNARY)."""
+    kinds = row.kinds if kinds is None else kinds
     what = SUMMARY.get(name, f"{name.replace('_', ' ').capitalize()} of the operands.")
     lines = [signature(name, row), "", f"Elementwise: {what}", ""]
     if row.arity == 1:
-        lines.append("x: a Tensor. " + _dtype_rule(row) + " The result has x's shape.")
+        lines.append("x: a Tensor. " + _dtype_rule(row, kinds, numpy) + " The result has x's shape.")
     else:
         lines.append("x1, x2: Tensors, or one of them a Python scalar (weak: it takes the "
                      "tensor's dtype where it fits). The shapes broadcast; the dtypes "
-                     "promote as NumPy's do. " + _dtype_rule(row))
-    swapped = " with the operands swapped" if row.api != name else ""
+                     "promote as NumPy's do. " + _dtype_rule(row, kinds, numpy))
+    swapped = (" with the operands swapped" if row.api not in (name, "") and numpy is None
+               else "")
     lines += ["", f"The op table's row {row.name!r}{swapped} (hipfer.prims.optable): NumPy "
                   f"computes it on the CPU, hipfer's kernel hf::op_{row.name} on the GPU."]
     return "\n".join(textwrap.fill(p, 88) if p else p for p in lines)

@@ -7,7 +7,7 @@ dispatched with no new code here:
 - a ufunc ``np.<name>`` and a function ``np.<name>`` -> ``hipfer.<name>``;
   ``np.linalg.<name>`` -> ``hipfer.linalg.<name>``; ``np.fft.<name>`` ->
   ``hipfer.fft.<name>`` (found by the function's ``__module__`` and ``__name__``);
-- ``ALIASES`` names the NumPy functions whose hipfer name differs (absolute -> abs, ...),
+- ``ALIASES`` names the NumPy functions whose hipfer name differs (amax -> max, ...),
   ``ADAPTERS`` the few whose semantics need more than a rename (np.diagonal's
   axis1/axis2, np.take and np.squeeze with axis=None, np.linalg.pinv's default cutoff).
 
@@ -61,11 +61,6 @@ from ._views import broadcast_to, diagonal, moveaxis, reshape
 
 #: NumPy name -> hipfer name, where they differ (ufuncs and functions alike)
 ALIASES = {
-    "absolute": "abs", "arccos": "acos", "arccosh": "acosh", "arcsin": "asin",
-    "arcsinh": "asinh", "arctan": "atan", "arctanh": "atanh", "arctan2": "atan2",
-    "power": "pow", "true_divide": "divide", "left_shift": "bitwise_left_shift",
-    "right_shift": "bitwise_right_shift", "invert": "bitwise_invert",
-    "bitwise_not": "bitwise_invert", "conjugate": "conj",
     "amax": "max", "amin": "min",
 }
 

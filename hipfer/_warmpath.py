@@ -61,13 +61,16 @@ def _result(row, dt):
     return dt
 
 
-def _table(row):
-    """(in dtype, out dtype, quiet) for each dtype the backend runs as the bare ufunc."""
+def _table(row, kinds=None):
+    """(in dtype, out dtype, quiet) for each dtype the backend runs as the bare ufunc, of
+    the kinds the function takes as they are (default: the row's)."""
     ufunc = getattr(np, row.name, None)
     if not isinstance(ufunc, np.ufunc):
         return None, ()
+    kinds = row.kinds if kinds is None else kinds
     return ufunc, tuple((dt, _result(row, dt), dt.kind in "biu") for dt in _dtypes.ALL_DTYPES
-                        if dt.kind in row.kinds and _is_bare(numpy_impl(row.name, dt), ufunc))
+                        if dt.kind in kinds and dt.kind in row.kinds
+                        and _is_bare(numpy_impl(row.name, dt), ufunc))
 
 
 def _is_bare(impl, ufunc) -> bool:
@@ -76,11 +79,12 @@ def _is_bare(impl, ufunc) -> bool:
     return impl is ufunc or getattr(impl, "ufunc", None) is ufunc
 
 
-def elementwise(fn, op, swap: bool = False):
-    """fn (the namespace function of op, unary or binary) with the warm path in front."""
+def elementwise(fn, op, swap: bool = False, kinds=None):
+    """fn (the namespace function of op, unary or binary) with the warm path in front;
+    kinds: the dtype kinds fn takes as they are, when not all of the row's (fabs)."""
     if _warm is None:
         return fn
-    ufunc, table = _table(op.row)
+    ufunc, table = _table(op.row, kinds)
     if not table:
         return fn
     return _warm.Warm(op.row.arity - 1, ufunc, fn, table, swap)
@@ -115,6 +119,14 @@ def install(namespace: dict) -> None:
                         (_elementwise._SWAPPED, True)):
         for name, op in table.items():
             _place(namespace, name, elementwise(namespace[name], op, swap))
+    # NumPy's names (hipfer._elementwise.NUMPY_UNARY, ...): the same tables, then the
+    # names that are another function point at its warm one
+    for name, (op, kinds, _) in _elementwise.NUMPY_UNARY.items():
+        _place(namespace, name, elementwise(namespace[name], op, kinds=kinds))
+    for name, op in _elementwise.NUMPY_BINARY.items():
+        _place(namespace, name, elementwise(namespace[name], op))
+    for name, same in _elementwise.NUMPY_SAME.items():
+        namespace[name] = namespace[same]
     for name, (ufunc, dtypes, with_dtype) in _statistical.WARM.items():
         _place(namespace, name, reduction(namespace[name], ufunc, dtypes, with_dtype))
 

@@ -391,7 +391,8 @@ def test_not_implemented_is_type_error(be):
     # what hipfer has no counterpart of: NumPy's datetime functions, a user's ufunc
     mine = np.frompyfunc(lambda a: a, 1, 1)
     for call in (lambda: np.busday_count(t, t), lambda: np.is_busday(t),
-                 lambda: np.datetime_as_string(t), lambda: mine(t), lambda: mine.at(t, [0])):
+                 lambda: np.datetime_as_string(t), lambda: np.isnat(t),
+                 lambda: mine(t), lambda: mine.at(t, [0])):
         with pytest.raises(TypeError):
             call()
 

@@ -15,6 +15,14 @@ def _imag(x):
     return np.imag(x) if x.dtype.kind == "c" else np.zeros_like(x)
 
 
+def _ldexp(x, n):
+    """The LDEXP row's exponent is a float holding an integer: truncated and clamped to
+    +-100000, NaN gives NaN (hipfer.ldexp passes integers only)."""
+    m = np.clip(n.astype(np.float64), -100000, 100000)
+    return np.where(np.isnan(m), np.nan, np.ldexp(x, np.nan_to_num(m).astype(np.int32))
+                    ).astype(x.dtype)
+
+
 REF_UNARY = {
     UnaryOp.NEG: lambda x: -x,
     UnaryOp.CONJ: np.conj,
@@ -57,6 +65,17 @@ REF_UNARY = {
     UnaryOp.LOG2: np.log2,
     UnaryOp.LOG10: np.log10,
     UnaryOp.CBRT: np.cbrt,
+    UnaryOp.EXP2: np.exp2,
+    # float16 sinc computes in float32 and rounds once (the kernels' float16 rule)
+    UnaryOp.SINC: lambda x: np.sinc(x.astype(np.float32)).astype(x.dtype)
+    if x.dtype == np.float16 else np.sinc(x),
+    UnaryOp.I0: lambda x: np.i0(x.astype(np.float64)).astype(x.dtype),  # summed in float64
+    UnaryOp.DEG2RAD: np.deg2rad,
+    UnaryOp.RAD2DEG: np.rad2deg,
+    UnaryOp.SPACING: np.spacing,
+    UnaryOp.FREXP_MANTISSA: lambda x: np.frexp(x)[0],
+    UnaryOp.FREXP_EXPONENT: lambda x: np.frexp(x)[1].astype(x.dtype),
+    UnaryOp.BITWISE_COUNT: lambda x: np.bitwise_count(x).astype(x.dtype),
 }
 
 
@@ -128,6 +147,15 @@ REF_BINARY = {
     BinaryOp.COPYSIGN: np.copysign,
     BinaryOp.NEXTAFTER: np.nextafter,
     BinaryOp.LOGADDEXP: np.logaddexp,
+    BinaryOp.LOGADDEXP2: np.logaddexp2,
+    BinaryOp.FMOD: np.fmod,
+    BinaryOp.FMAX: np.fmax,
+    BinaryOp.FMIN: np.fmin,
+    BinaryOp.HEAVISIDE: np.heaviside,
+    BinaryOp.GCD: np.gcd,
+    BinaryOp.LCM: np.lcm,
+    BinaryOp.LDEXP: _ldexp,
+    BinaryOp.DIVMOD_QUOTIENT: np.floor_divide,
 }
 
 _UNARY_DESC = {"scalar": d.ScalarUnary, "analytic": d.AnalyticUnary}

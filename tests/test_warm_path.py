@@ -71,8 +71,9 @@ def _same(fast, slow):
 
 
 def _warm_functions(kind):
-    table = {_warmpath.UNARY: _elementwise._UNARY,
-             _warmpath.BINARY: {**_elementwise._BINARY, **_elementwise._SWAPPED}}[kind]
+    table = {_warmpath.UNARY: {**_elementwise._UNARY, **_elementwise.NUMPY_UNARY},
+             _warmpath.BINARY: {**_elementwise._BINARY, **_elementwise._SWAPPED,
+                                **_elementwise.NUMPY_BINARY}}[kind]
     out = [(name, getattr(hf, name)) for name in table]
     return [(name, fn) for name, fn in out if hasattr(fn, "table")]
 
@@ -90,7 +91,8 @@ def test_tables_cover_the_common_ops():
     names = set(_ids(UNARY)) | set(_ids(BINARY))
     for name in ("add", "subtract", "multiply", "divide", "less", "greater", "equal", "exp",
                  "floor_divide", "remainder",
-                 "negative", "abs", "sqrt", "maximum", "logical_and", "bitwise_xor"):
+                 "negative", "abs", "sqrt", "maximum", "logical_and", "bitwise_xor",
+                 "absolute", "arccos", "mod", "arctan2", "fmax", "fmod"):
         assert name in names, name
     # the ufunc's loop is called directly for the float32 arithmetic at least
     for fn in (hf.add, hf.multiply, hf.exp, hf.negative):

@@ -41,10 +41,14 @@ HF_FM1(sin) HF_FM1(cos) HF_FM1(tan) HF_FM1(sinh) HF_FM1(cosh) HF_FM1(tanh)
 HF_FM1(asin) HF_FM1(acos) HF_FM1(atan) HF_FM1(asinh) HF_FM1(acosh) HF_FM1(atanh)
 HF_FM2(atan2) HF_FM2(pow)
 HF_FM1(ceil) HF_FM1(floor) HF_FM1(trunc) HF_FM1(rint) HF_FM1(log2) HF_FM1(log10)
-HF_FM1(cbrt)
+HF_FM1(cbrt) HF_FM1(exp2)
 HF_FM2(fmod)
 #undef HF_FM1
 #undef HF_FM2
+HF_OP f32 ldexp(f32 x, int n) { return ::ldexpf(x, n); }
+HF_OP f64 ldexp(f64 x, int n) { return ::ldexp(x, n); }
+HF_OP f32 frexp(f32 x, int* e) { return ::frexpf(x, e); }
+HF_OP f64 frexp(f64 x, int* e) { return ::frexp(x, e); }
 HF_OP f32 fma(f32 a, f32 b, f32 c) { return ::fmaf(a, b, c); }
 HF_OP f64 fma(f64 a, f64 b, f64 c) { return ::fma(a, b, c); }
 
@@ -917,6 +921,243 @@ struct op_logaddexp {
   }
 };
 
+// ---- NumPy's own elementwise functions (beyond the standard) -----------------------
+
+// 2 ** x; complex: exp(x ln 2).
+struct op_exp2 {
+  template <class T> HF_OP T operator()(T x) const {
+    if constexpr (is_complex<T>::value) {
+      typedef decltype(x.re) R;
+      return cx::exp(T(x.re * fm::ln2<R>(), x.im * fm::ln2<R>()));
+    } else {
+      return fm::exp2(x);
+    }
+  }
+};
+
+// sin(pi x) / (pi x), 1 at 0 (NumPy's sinc, which evaluates it at 1e-20 there).
+struct op_sinc {
+  template <class T> HF_OP T operator()(T x) const {
+    if constexpr (is_complex<T>::value) {
+      typedef decltype(x.re) R;
+      if (x.re == R(0) && x.im == R(0)) return T(1);
+      const R pi = fm::pi_2<R>() * R(2);
+      T y(pi * x.re, pi * x.im);
+      return cx::sin(y) / y;
+    } else {
+      if (x == T(0)) return T(1);
+      T y = fm::pi_2<T>() * T(2) * x;
+      return fm::sin(y) / y;
+    }
+  }
+};
+
+// The modified Bessel function of order 0: NumPy's Chebyshev series (Cephes' i0), in
+// double for every dtype.
+HF_OP f64 chbevl(f64 x, const f64* c, int n) {
+  f64 b0 = c[0], b1 = 0, b2 = 0;
+  for (int i = 1; i < n; ++i) { b2 = b1; b1 = b0; b0 = x * b1 - b2 + c[i]; }
+  return 0.5 * (b0 - b2);
+}
+HF_OP f64 bessel_i0(f64 x) {
+  const f64 a[30] = {
+    -4.4153416464793395e-18, 3.3307945188222384e-17, -2.431279846547955e-16,
+    1.715391285555133e-15, -1.1685332877993451e-14, 7.676185498604936e-14,
+    -4.856446783111929e-13, 2.95505266312964e-12, -1.726826291441556e-11,
+    9.675809035373237e-11, -5.189795601635263e-10, 2.6598237246823866e-09,
+    -1.300025009986248e-08, 6.046995022541919e-08, -2.670793853940612e-07,
+    1.1173875391201037e-06, -4.4167383584587505e-06, 1.6448448070728896e-05,
+    -5.754195010082104e-05, 0.00018850288509584165, -0.0005763755745385824,
+    0.0016394756169413357, -0.004324309995050576, 0.010546460394594998,
+    -0.02373741480589947, 0.04930528423967071, -0.09490109704804764,
+    0.17162090152220877, -0.3046826723431984, 0.6767952744094761};
+  const f64 b[25] = {
+    -7.233180487874754e-18, -4.830504485944182e-18, 4.46562142029676e-17,
+    3.461222867697461e-17, -2.8276239805165836e-16, -3.425485619677219e-16,
+    1.7725601330565263e-15, 3.8116806693526224e-15, -9.554846698828307e-15,
+    -4.150569347287222e-14, 1.54008621752141e-14, 3.8527783827421426e-13,
+    7.180124451383666e-13, -1.7941785315068062e-12, -1.3215811840447713e-11,
+    -3.1499165279632416e-11, 1.1889147107846439e-11, 4.94060238822497e-10,
+    3.3962320257083865e-09, 2.266668990498178e-08, 2.0489185894690638e-07,
+    2.8913705208347567e-06, 6.889758346916825e-05, 0.0033691164782556943,
+    0.8044904110141088};
+  x = fm::fabs(x);
+  if (x <= 8.0) return fm::exp(x) * chbevl(x / 2.0 - 2.0, a, 30);
+  return fm::exp(x) * chbevl(32.0 / x - 2.0, b, 25) / fm::sqrt(x);
+}
+
+struct op_i0 {
+  template <class T> HF_OP T operator()(T x) const { return (T)bessel_i0((f64)x); }
+};
+
+struct op_deg2rad {
+  template <class T> HF_OP T operator()(T x) const { return x * (T)(3.14159265358979323846 / 180.0); }
+};
+
+struct op_rad2deg {
+  template <class T> HF_OP T operator()(T x) const { return x * (T)(180.0 / 3.14159265358979323846); }
+};
+
+// NumPy's spacing: the distance to the next value away from zero (f32, f64; +-0 give the
+// smallest subnormal), +-inf and NaN give NaN. float16 is NumPy's npy_half_spacing: the
+// distance to the next value toward +inf, for negative x too.
+struct op_spacing {
+  template <class T> HF_OP T operator()(T x) const {
+    if constexpr (is_same<T, half>::value) {
+      f32 v = x;
+      if (!fm::is_finite(v)) return half(fm::nan<f32>());
+      return half((f32)next_toward(x, half(fm::inf<f32>())) - v);
+    } else {
+      if (!fm::is_finite(x)) return fm::nan<T>();
+      return next_toward(x, x < T(0) ? -fm::inf<T>() : fm::inf<T>()) - x;
+    }
+  }
+};
+
+// frexp's two outputs, one functor each: the mantissa in [0.5, 1) (x itself at 0, inf,
+// NaN) and the exponent as a float (0 at 0, inf, NaN, as NumPy).
+struct op_frexp_mantissa {
+  template <class T> HF_OP T operator()(T x) const {
+    if (!fm::is_finite(x)) return x;
+    int e;
+    return fm::frexp(x, &e);
+  }
+};
+
+struct op_frexp_exponent {
+  template <class T> HF_OP T operator()(T x) const {
+    if (!fm::is_finite(x)) return T(0);
+    int e;
+    fm::frexp(x, &e);
+    return (T)e;
+  }
+};
+
+// The number of 1 bits of |x| (NumPy's bitwise_count; bool: x itself).
+struct op_bitwise_count {
+  template <class T> HF_OP T operator()(T x) const {
+    if constexpr (is_bool<T>::value) {
+      return x;
+    } else {
+      u64 v = (u64)x;
+      if constexpr (is_signed_int<T>::value) { if (x < T(0)) v = ~v + 1; }
+      v = v - ((v >> 1) & 0x5555555555555555ULL);
+      v = (v & 0x3333333333333333ULL) + ((v >> 2) & 0x3333333333333333ULL);
+      v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+      return (T)((v * 0x0101010101010101ULL) >> 56);
+    }
+  }
+};
+
+// NumPy's npy_logaddexp2: log2(2**x + 2**y) without overflow.
+struct op_logaddexp2 {
+  template <class T> HF_OP T operator()(T x, T y) const {
+    if (x == y) return x + T(1);  // equal infinities included
+    T d = x - y;
+    if (d > T(0)) return x + fm::log2e<T>() * fm::log1p(fm::exp2(-d));
+    if (d <= T(0)) return y + fm::log2e<T>() * fm::log1p(fm::exp2(d));
+    return d;  // NaN
+  }
+};
+
+// C's fmod (the dividend's sign); integers truncate, x % 0 == 0 and MIN % -1 == 0.
+struct op_fmod {
+  template <class T> HF_OP T operator()(T a, T b) const {
+    if constexpr (is_float<T>::value) {
+      return fm::fmod(a, b);
+    } else {
+      if (b == T(0)) return T(0);
+      if constexpr (is_signed_int<T>::value) { if (b == T(-1)) return T(0); }
+      return (T)(a % b);
+    }
+  }
+};
+
+// C's fmax / fmin: a NaN operand gives the other one. Complex: NumPy's lexicographic
+// order, a NaN part makes the number NaN.
+template <class T> HF_OP bool any_nan(T x) {
+  if constexpr (is_complex<T>::value) return fm::is_nan(x.re) || fm::is_nan(x.im);
+  else if constexpr (is_float<T>::value) return fm::is_nan(x);
+  else return false;
+}
+
+struct op_fmax {
+  template <class T> HF_OP T operator()(T a, T b) const {
+    if (any_nan(b)) return a;
+    if (any_nan(a)) return b;
+    if constexpr (is_complex<T>::value) return (a.re > b.re || (a.re == b.re && a.im >= b.im)) ? a : b;
+    else return a >= b ? a : b;
+  }
+};
+
+struct op_fmin {
+  template <class T> HF_OP T operator()(T a, T b) const {
+    if (any_nan(b)) return a;
+    if (any_nan(a)) return b;
+    if constexpr (is_complex<T>::value) return (a.re < b.re || (a.re == b.re && a.im <= b.im)) ? a : b;
+    else return a <= b ? a : b;
+  }
+};
+
+// NumPy's floor division everywhere (divmod's quotient, paired with op_remainder):
+// floats through npy_divmod also at infinities (inf // 2 is nan, 2 // -inf is -1).
+struct op_divmod_quotient {
+  template <class T> HF_OP T operator()(T a, T b) const {
+    if constexpr (is_float<T>::value) {
+      T mod;
+      return fm::divmod(a, b, mod);
+    } else {
+      return op_floor_divide()(a, b);
+    }
+  }
+};
+
+// 0 for x < 0, h0 at x == 0, 1 for x > 0, NaN for NaN x.
+struct op_heaviside {
+  template <class T> HF_OP T operator()(T x, T h0) const {
+    if (fm::is_nan(x)) return x;
+    return x == T(0) ? h0 : (x < T(0) ? T(0) : T(1));
+  }
+};
+
+// |a| and |b| in the unsigned type of their width (|MIN| wraps back to MIN, as NumPy's).
+template <class T> struct unsigned_of { typedef T type; };
+template <> struct unsigned_of<i8> { typedef u8 type; };
+template <> struct unsigned_of<i16> { typedef u16 type; };
+template <> struct unsigned_of<i32> { typedef u32 type; };
+template <> struct unsigned_of<i64> { typedef u64 type; };
+template <class T> HF_OP typename unsigned_of<T>::type uabs(T x) {
+  typedef typename unsigned_of<T>::type U;
+  if constexpr (is_signed_int<T>::value) return x < T(0) ? (U)(U(0) - (U)x) : (U)x;
+  else return x;
+}
+template <class U> HF_OP U ugcd(U a, U b) {
+  while (a != U(0)) { U c = a; a = (U)(b % a); b = c; }
+  return b;
+}
+
+struct op_gcd {
+  template <class T> HF_OP T operator()(T a, T b) const { return (T)ugcd(uabs(a), uabs(b)); }
+};
+
+struct op_lcm {
+  template <class T> HF_OP T operator()(T a, T b) const {
+    typedef typename unsigned_of<T>::type U;
+    U x = uabs(a), y = uabs(b), g = ugcd(x, y);
+    return g == U(0) ? T(0) : (T)(U)((x / g) * y);
+  }
+};
+
+// x * 2**n; n is an integer held in x's float dtype (clamped: beyond +-100000 every
+// finite x over- or underflows already).
+struct op_ldexp {
+  template <class T> HF_OP T operator()(T x, T n) const {
+    if (fm::is_nan(n)) return x + n;  // not reached from hipfer.ldexp (integer n)
+    T m = n > T(100000) ? T(100000) : (n < T(-100000) ? T(-100000) : n);
+    return fm::ldexp(x, (int)m);
+  }
+};
+
 // ---- applying an op: float16 computes in float -----------------------------------------
 // A half operand reaches the op as float, and the result rounds once where it is stored,
 // as NumPy's float16 loops do (half to float, the float function, float to half). An op
@@ -924,6 +1165,7 @@ struct op_logaddexp {
 // cast_op in elementwise.cuh).
 template <class Op, class T> struct op_arg { typedef typename calc_of<T>::type type; };
 template <> struct op_arg<op_nextafter, half> { typedef half type; };
+template <> struct op_arg<op_spacing, half> { typedef half type; };  // npy_half_spacing
 template <class Op, class... T> HF_OP auto op_call(T... x) { return Op()((typename op_arg<Op, T>::type)x...); }
 
 }  // namespace hf

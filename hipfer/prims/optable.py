@@ -90,6 +90,16 @@ class UnaryOp(Enum):
     LOG10 = _u("log10", _FLT, family="analytic")
     # beyond the standard (NumPy's)
     CBRT = _u("cbrt", "f", family="analytic")  # real only, as NumPy's; integers as float64
+    # NumPy's own (hipfer._elementwise.NUMPY_OPS makes hipfer.<numpy name> of them)
+    EXP2 = _u("exp2", _FLT, family="analytic", api="")
+    SINC = _u("sinc", _FLT, family="analytic", api="")        # sin(pi x) / (pi x), 1 at 0
+    I0 = _u("i0", "f", family="analytic", api="")             # modified Bessel, order 0
+    DEG2RAD = _u("deg2rad", "f", api="")
+    RAD2DEG = _u("rad2deg", "f", api="")
+    SPACING = _u("spacing", "f", api="")
+    FREXP_MANTISSA = _u("frexp_mantissa", "f", api="")        # frexp's first output
+    FREXP_EXPONENT = _u("frexp_exponent", "f", api="")        # its second, as a float
+    BITWISE_COUNT = _u("bitwise_count", "biu", api="")        # set bits of |x|
 
     @property
     def row(self) -> OpRow:
@@ -131,6 +141,17 @@ class BinaryOp(Enum):
     COPYSIGN = _b("copysign", "f")
     NEXTAFTER = _b("nextafter", "f")
     LOGADDEXP = _b("logaddexp", "f", family="analytic")
+    # NumPy's own (hipfer._elementwise.NUMPY_OPS makes hipfer.<numpy name> of them)
+    LOGADDEXP2 = _b("logaddexp2", "f", family="analytic", api="")
+    FMOD = _b("fmod", _REAL, api="")            # sign of the dividend; integer x % 0 == 0
+    FMAX = _b("fmax", "b" + _NUM, api="")       # NaN only where both are NaN
+    FMIN = _b("fmin", "b" + _NUM, api="")
+    HEAVISIDE = _b("heaviside", "f", api="")
+    GCD = _b("gcd", "iu", api="")
+    LCM = _b("lcm", "iu", api="")
+    LDEXP = _b("ldexp", "f", api="")            # x2 holds integers (in x1's float dtype)
+    DIVMOD_QUOTIENT = _b("divmod_quotient", _REAL, api="")  # NumPy's // (floor_divide:
+    # the standard's at infinities), divmod's first output
 
     @property
     def row(self) -> OpRow:

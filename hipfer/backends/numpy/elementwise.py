@@ -109,6 +109,41 @@ def _floor_divide_float(a, b, out):
         np.copyto(out, fix, where=inf)
 
 
+def _calc(x):
+    """x as the kernels compute it: float16 in float32 (rounded once, where stored)."""
+    return x.astype(np.float32) if x.dtype == np.float16 else x
+
+
+def _sinc(x, out):
+    np.copyto(out, np.sinc(_calc(x)), casting="unsafe")
+
+
+def _i0(x, out):  # the kernels sum NumPy's series in float64 for every dtype
+    np.copyto(out, np.i0(x.astype(np.float64)), casting="unsafe")
+
+
+def _frexp_mantissa(x, out):
+    np.copyto(out, np.frexp(x)[0])
+
+
+def _frexp_exponent(x, out):
+    np.copyto(out, np.frexp(x)[1], casting="unsafe")
+
+
+def _bitwise_count(x, out):
+    np.copyto(out, np.bitwise_count(x), casting="unsafe")
+
+
+def _ldexp(x, n, out):
+    """n holds integers in x's float dtype; clamped as the kernels do (beyond +-100000
+    every finite x over- or underflows already)."""
+    m = np.clip(n.astype(np.float64), -100000, 100000)  # (a float16 cannot hold the bound)
+    nan = np.isnan(m)  # not reached from hipfer.ldexp (integer n): NaN as the kernels
+    np.ldexp(x, np.where(nan, 0, m).astype(np.int32), out=out)
+    if nan.any():
+        np.copyto(out, np.nan, where=nan)
+
+
 def _quietly(fn):
     """fn under errstate: integer x // 0 and x % 0 (0 by NumPy's rule) would warn."""
     def run(*xs, out):
@@ -126,6 +161,8 @@ _EXTRAS = {
     "clamp_min": _clamp_min, "clamp_max": _clamp_max, "xlogy": _xlogy,
     "power": _power, "sign": _sign, "expm1": _expm1,
     "floor_divide": _quietly(np.floor_divide), "remainder": _quietly(np.remainder),
+    "fmod": _quietly(np.fmod), "divmod_quotient": _quietly(np.floor_divide), "sinc": _sinc, "i0": _i0, "frexp_mantissa": _frexp_mantissa,
+    "frexp_exponent": _frexp_exponent, "bitwise_count": _bitwise_count, "ldexp": _ldexp,
 }
 # floats only: integers keep the bare ufunc (and hipfer._warmpath's loop)
 _FLOAT_EXTRAS = {"floor_divide": _floor_divide_float}
