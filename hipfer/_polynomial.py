@@ -52,6 +52,13 @@ def _1d(a, device, name: str) -> Tensor:
     return reshape(t, (1,)) if t.ndim == 0 else t
 
 
+def _common(*ts: Tensor) -> tuple:
+    """ts cast to NumPy's result dtype of them all (NumPy's promotion, which also joins
+    uint64 with signed integers in float64)."""
+    dt = np.result_type(*(t.dtype for t in ts))
+    return tuple(t if t.dtype == dt else t.astype(dt) for t in ts)
+
+
 def _order(m, what: str, name: str) -> int:
     m = operator.index(m)
     if m < 0:
@@ -83,8 +90,7 @@ def polyval(p, x):
     """p(x) by Horner's rule, p highest power first (len(p) fused multiply-adds on the
     device, one launch each; a dedicated kernel would fuse them)."""
     dev = _device(x, p)
-    x = _tensor(x, dev)
-    p = _tensor(p, dev)
+    x, p = _common(_tensor(x, dev), _tensor(p, dev))
     if p.ndim == 0:
         raise TypeError("hipfer.polyval: p must be a sequence of coefficients, not a scalar")
     y = zeros(x.shape, dtype=x.dtype, device=x.device)
@@ -123,7 +129,7 @@ def _padded(a: Tensor, n: int) -> Tensor:
 def polyadd(a1, a2):
     """The sum of two polynomials (the shorter padded with leading zeros)."""
     dev = _device(a1, a2)
-    a1, a2 = _1d(a1, dev, "polyadd"), _1d(a2, dev, "polyadd")
+    a1, a2 = _common(_1d(a1, dev, "polyadd"), _1d(a2, dev, "polyadd"))
     n = max(a1.shape[0], a2.shape[0])
     return _padded(a1, n) + _padded(a2, n)
 
@@ -132,7 +138,7 @@ def polysub(a1, a2):
     """The difference a1 - a2 of two polynomials (the shorter padded with leading
     zeros); booleans raise TypeError, as NumPy's subtract does."""
     dev = _device(a1, a2)
-    a1, a2 = _1d(a1, dev, "polysub"), _1d(a2, dev, "polysub")
+    a1, a2 = _common(_1d(a1, dev, "polysub"), _1d(a2, dev, "polysub"))
     if a1.dtype.kind == "b" and a2.dtype.kind == "b":
         raise TypeError("hipfer.polysub: boolean subtraction is not supported, "
                         "use bitwise_xor or logical_xor instead")
@@ -140,15 +146,28 @@ def polysub(a1, a2):
     return _padded(a1, n) - _padded(a2, n)
 
 
+def _leading_zeros(*ts: Tensor) -> list:
+    """The number of leading zeros of each 1-d t, read in one sync."""
+    counts = [reshape(_sum(cumulative_prod((t == 0).astype(np.int64))), (1,)) for t in ts]
+    return _host_ints(concat(counts))
+
+
+def _trimmed(t: Tensor, lead: int) -> Tensor:
+    """t without its lead leading zeros; [0] when that is all of it (NumPy's poly1d)."""
+    if lead == t.shape[0]:
+        return zeros((1,), dtype=t.dtype, device=t.device)
+    return t[lead:]
+
+
 def polymul(a1, a2):
-    """The product of two polynomials (the convolution of their coefficients)."""
+    """The product of two polynomials (the convolution of their coefficients). As
+    NumPy, leading zeros are dropped first (reading their count: one sync)."""
     dev = _device(a1, a2)
-    a1, a2 = _1d(a1, dev, "polymul"), _1d(a2, dev, "polymul")
+    a1, a2 = _common(_1d(a1, dev, "polymul"), _1d(a2, dev, "polymul"))
     if a1.ndim != 1 or a2.ndim != 1:
-        raise ValueError("hipfer.polymul: object too deep for desired array")
-    if a1.shape[0] == 0 or a2.shape[0] == 0:
-        raise ValueError("hipfer.polymul: a polynomial cannot be empty")
-    return _convolve(a1, a2)
+        raise ValueError("hipfer.polymul: polynomials must be 1-d")
+    l1, l2 = _leading_zeros(a1, a2)
+    return _convolve(_trimmed(a1, l1), _trimmed(a2, l2))
 
 
 def polydiv(u, v):
@@ -170,8 +189,7 @@ def polydiv(u, v):
         q[k] = d
         r[k:k + n + 1] = r[k:k + n + 1] - d * v
     # the leading run of near-zero terms, never all of r
-    small = (_abs(r) <= 1e-8).astype(np.int64)
-    lead = _host_ints(_sum(cumulative_prod(small)))[0]
+    lead = _host_ints(_sum(cumulative_prod((_abs(r) <= 1e-8).astype(np.int64))))[0]
     return q, r[min(lead, r.shape[0] - 1):]
 
 
@@ -182,7 +200,8 @@ def polyder(p, m=1):
     p = _1d(p, _device(p), "polyder")
     for _ in range(m):
         n = p.shape[0] - 1
-        p = p[:max(n, 0)] * arange(n, 0, -1, device=p.device)
+        p, k = _common(p[:max(n, 0)], arange(n, 0, -1, device=p.device))
+        p = p * k
     return p
 
 
@@ -201,7 +220,8 @@ def polyint(p, m=1, k=None):
         raise ValueError("hipfer.polyint: k must be a scalar or a rank-1 array of "
                          "length 1 or >m.")
     for i in range(m):
-        y = p / arange(p.shape[0], 0, -1, device=p.device)
+        p, n = _common(p, arange(p.shape[0], 0, -1, device=p.device))
+        y = p / n
         dt = np.result_type(y.dtype, k.dtype)
         p = concat([y.astype(dt), k[i:i + 1].astype(dt)])
     return p
@@ -324,7 +344,8 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     n = x.shape[0]
     if rcond is None:
         rcond = n * float(np.finfo(x.dtype).eps)
-    lhs = vander(x, order).astype(np.result_type(x.dtype, y.dtype))
+    lhs = vander(x, order)  # float64 for a float32 x too, as NumPy's
+    lhs = lhs.astype(np.result_type(lhs.dtype, y.dtype))
     rhs = y
     if w is not None:
         w = _tensor(w, dev) + 0.0
@@ -347,15 +368,12 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
         return c, resids, rank_t, s, rcond
     if not cov:
         return c
+    if cov != "unscaled" and n <= order:
+        raise ValueError("hipfer.polyfit: the number of data points must exceed order "
+                         "to scale the covariance matrix")
     vbase = linalg.inv(matmul(conj(lhs).mT, lhs))
     vbase = vbase / (reshape(scale, (-1, 1)) * reshape(scale, (1, -1)))
-    if cov == "unscaled":
-        fac = 1.0
-    else:
-        if n <= order:
-            raise ValueError("hipfer.polyfit: the number of data points must exceed order "
-                             "to scale the covariance matrix")
-        fac = resids / (n - order)
+    fac = 1.0 if cov == "unscaled" else resids / (n - order)
     if y.ndim == 1:
         return c, vbase * fac
     return c, reshape(vbase, vbase.shape + (1,)) * fac
