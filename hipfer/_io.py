@@ -38,13 +38,13 @@ def save(file, arr, allow_pickle=True):
     np.save(file, _to_host(arr), allow_pickle=allow_pickle)
 
 
-def savez(file, *args, allow_pickle=True, **kwds):
+def savez(file, /, *args, allow_pickle=True, **kwds):
     """Save tensors to an uncompressed .npz archive (arr_0, ... and the keyword names)."""
     np.savez(file, *map(_to_host, args), allow_pickle=allow_pickle,
              **{k: _to_host(v) for k, v in kwds.items()})
 
 
-def savez_compressed(file, *args, allow_pickle=True, **kwds):
+def savez_compressed(file, /, *args, allow_pickle=True, **kwds):
     """Save tensors to a compressed .npz archive (arr_0, ... and the keyword names)."""
     np.savez_compressed(file, *map(_to_host, args), allow_pickle=allow_pickle,
                         **{k: _to_host(v) for k, v in kwds.items()})

@@ -320,9 +320,10 @@ def _call(qual: str, np_name: str, np_sig, fn, takes_ns, args, kwargs, device,
         if p.kind is P.VAR_POSITIONAL:
             pos.extend(_convert(v, device, True) for v in value if given)
             continue
-        if p.kind is P.VAR_KEYWORD:
-            if given and value:
+        if p.kind is P.VAR_KEYWORD:  # passed on where hipfer takes **kwargs too (savez)
+            if given and value and not has_varkw:
                 raise _unsupported(qual, next(iter(value)))
+            kw.update({k: _convert(v, device, True) for k, v in value.items()} if given else {})
             continue
         is_array = p.name in _ARRAY_PARAMS or p.name in _SEQ_PARAMS
         if given and p.name in _SEQ_PARAMS and isinstance(value, (list, tuple)):
