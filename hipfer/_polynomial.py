@@ -228,6 +228,18 @@ def polyint(p, m=1, k=None):
 
 
 # ---------------------------------------------------------------- zeros and roots
+def _eigvals(a: Tensor, name: str) -> Tensor:
+    """linalg.eigvals(a), its refusal named for the function called: a backend without
+    a general eigensolver (CuPy on ROCm, CuPy < 14) cannot serve roots or poly."""
+    try:
+        return linalg.eigvals(a)
+    except TypeError as e:
+        why = str(e).split("backend: ", 1)[-1] if "backend: " in str(e) else ""
+        raise TypeError(f"hipfer.{name}: needs the eigenvalues of a general matrix, which "
+                        f"the {a.device} device cannot compute here ({why or a.dtype})"
+                        ) from None
+
+
 def _conjugate_closed(z: Tensor) -> bool:
     """Whether the multiset of z equals that of conj(z) (NumPy compares the sorted
     values): per value, as many equal entries as conjugate ones. One bool read."""
@@ -244,7 +256,7 @@ def poly(seq_of_zeros):
     z = _tensor(seq_of_zeros, _device(seq_of_zeros))
     z = reshape(z, (1,)) if z.ndim == 0 else z
     if z.ndim == 2 and z.shape[0] == z.shape[1] and z.shape[0] != 0:
-        z = linalg.eigvals(z if z.dtype.kind in "fc" else z.astype(np.float64))
+        z = _eigvals(z if z.dtype.kind in "fc" else z.astype(np.float64), "poly")
     elif z.ndim == 1:
         # NumPy's mintypecode: float32/complex64 stay, everything else goes to 64 bits
         if z.dtype not in (np.float32, np.float64, np.complex64, np.complex128):
@@ -286,11 +298,7 @@ def roots(p):
     if N > 1:
         top = reshape(-p[1:] / p[0], (1, N - 1))
         companion = concat([top, eye(N - 2, N - 1, dtype=p.dtype, device=p.device)])
-        try:
-            r = linalg.eigvals(companion)
-        except (RuntimeError, NotImplementedError, TypeError) as e:
-            raise type(e)(f"hipfer.roots: needs the eigenvalues of a general matrix, "
-                          f"which this device cannot compute ({e})") from None
+        r = _eigvals(companion, "roots")
         if bool(np.asarray(_all(r.imag == 0), copy=True)):
             r = real(r)
     else:

@@ -282,6 +282,10 @@ def test_roots_zeros_and_real(be):
     _same_roots(hf.roots([0, 3]), np.roots([0, 3]))
     with pytest.raises(ValueError, match="hipfer.roots"):
         hf.roots(tensor(be, np.ones((2, 2))))
+    with pytest.raises(TypeError):  # NumPy's linalg has no float16 either
+        np.roots(np.ones(3, np.float16))
+    with pytest.raises(TypeError, match="hipfer.roots"):
+        hf.roots(tensor(be, np.ones(3, np.float16)))
 
 
 # ------------------------------------------------------------------ polyfit

@@ -130,6 +130,24 @@ def test_array_repr_and_str_arguments(be, rng):
         hf.array2string([1, 2])
 
 
+@pytest.mark.parametrize("shape", [(100000,), (300, 400), (20, 30, 40)], ids=str)
+def test_repr_copies_only_the_corners(be, rng, shape, monkeypatch):
+    a = rng.standard_normal(shape)
+    t = hf.asarray(be.asarray(a))
+    sizes = []
+    real = Tensor._host
+
+    def spy(self):
+        sizes.append(self.size)
+        return real(self)
+
+    monkeypatch.setattr(Tensor, "_host", spy)
+    edge = np.get_printoptions()["edgeitems"]
+    assert repr(t) == expected_repr(a, t.device)
+    assert hf.array2string(t, edgeitems=2) == np.array2string(a, edgeitems=2)
+    assert sizes and max(sizes) <= (2 * edge + 1) ** len(shape), sizes
+
+
 def test_printing_through_numpy(be, rng):
     a = rng.integers(-9, 9, (4, 3))
     t = hf.asarray(be.asarray(a))
