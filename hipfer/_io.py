@@ -88,7 +88,8 @@ def load(file, mmap_mode=None, allow_pickle=False, fix_imports=True, encoding="A
          max_header_size=10000, device=None):
     """Load a .npy file as a tensor on device, or a .npz archive as a read-only mapping
     of tensors (NumPy's NpzFile interface: files, close, with). mmap_mode maps the file
-    while reading; the tensor is a copy on device all the same. Pickled objects other than arrays come back as NumPy gives them."""
+    while reading; the tensor is a copy on device all the same. Pickled objects other
+    than arrays (allow_pickle=True) come back as NumPy gives them."""
     out = np.load(file, mmap_mode=mmap_mode, allow_pickle=allow_pickle,
                   fix_imports=fix_imports, encoding=encoding, max_header_size=max_header_size)
     if isinstance(out, np.lib.npyio.NpzFile):

@@ -2,12 +2,13 @@
 coefficients run highest power first, as in NumPy's module-level API.
 
 Every function computes on the device of its tensor operands (lists and scalars join
-them there), composed from the namespace's functions. Three of them need to read one or
-two scalars to know their output's size or dtype, as NumPy's own code does: ``roots``
-(where the leading and trailing zeros end; whether every root is real), ``polydiv``
-(how many leading near-zero remainder terms to trim), ``poly`` on complex zeros (whether
-they come in conjugate pairs) and ``polyfit`` (the rank, for NumPy's RankWarning).
-``poly1d`` (NumPy's legacy polynomial class) is not provided.
+them there), composed from the namespace's functions. A few read one or two scalars to
+know their output's size or dtype, as NumPy's own code does, and say so: ``roots``
+(where the leading and trailing zeros end; whether every root is real), ``polymul``
+(its operands' leading zeros), ``polydiv`` (how many leading near-zero remainder terms
+to trim), ``poly`` of complex zeros (whether they come in conjugate pairs) and
+``polyfit`` (the rank, for NumPy's RankWarning). ``poly1d``, NumPy's legacy polynomial
+class, is not provided.
 """
 from __future__ import annotations
 
@@ -285,12 +286,9 @@ def roots(p):
         raise ValueError("hipfer.roots: input must be a rank-1 array.")
     if p.dtype.kind not in "fc":
         p = p.astype(np.float64)
-    nz = (p != 0).astype(np.int64)
     n = p.shape[0]
-    # one read: the first nonzero's index and the count of trailing zeros
-    first, trail = _host_ints(concat([_sum(cumulative_prod(1 - nz)).reshape((1,)),
-                                      _sum(cumulative_prod(1 - nz[::-1])).reshape((1,))])) \
-        if n else (0, 0)
+    # one read: the leading zeros of p and of p reversed (its trailing zeros)
+    first, trail = _leading_zeros(p, p[::-1])
     if first == n:
         return zeros((0,), dtype=np.float64, device=p.device)
     p = p[first:n - trail]
