@@ -55,14 +55,14 @@ def _host(a, name: str, threshold=None, edgeitems=None):
 
 
 def array2string(a, max_line_width=None, precision=None, suppress_small=None, separator=" ",
-                 prefix="", style=np._NoValue, formatter=None, threshold=None, edgeitems=None,
-                 sign=None, floatmode=None, suffix="", *, legacy=None):
-    """NumPy's array2string of a tensor's values (copies only the elements shown)."""
+                 prefix="", *, formatter=None, threshold=None, edgeitems=None, sign=None,
+                 floatmode=None, suffix="", legacy=None):
+    """NumPy's array2string of a tensor's values (copies only the elements shown); the
+    deprecated style= is not taken (NumPy 2.4 has dropped it)."""
     host, thr = _host(a, "array2string", threshold, edgeitems)
-    kw = {} if style is np._NoValue else {"style": style}
     return np.array2string(host, max_line_width, precision, suppress_small, separator, prefix,
                            formatter=formatter, threshold=thr, edgeitems=edgeitems, sign=sign,
-                           floatmode=floatmode, suffix=suffix, legacy=legacy, **kw)
+                           floatmode=floatmode, suffix=suffix, legacy=legacy)
 
 
 def array_repr(arr, max_line_width=None, precision=None, suppress_small=None):
