@@ -350,8 +350,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     n = x.shape[0]
     if rcond is None:
         rcond = n * float(np.finfo(x.dtype).eps)
-    lhs = vander(x, order)  # float64 for a float32 x too, as NumPy's
-    lhs = lhs.astype(np.result_type(lhs.dtype, y.dtype))
+    lhs = vander(x, order)  # float64 for a float32 x too, as NumPy's; real for complex y
     rhs = y
     if w is not None:
         w = _tensor(w, dev) + 0.0

@@ -314,6 +314,17 @@ def test_polyfit(be, rng, deg, ydim, weighted):
         np.testing.assert_allclose(host(hv), v, rtol=1e-8, atol=1e-12)
 
 
+def test_polyfit_complex_y(be, rng):
+    x = rng.uniform(-2, 2, 10)
+    y = rng.standard_normal(10) + 1j * rng.standard_normal(10)
+    for cov in (False, True):
+        want = np.polyfit(x, y, 2, cov=cov)
+        got = hf.polyfit(tensor(be, x), tensor(be, y), 2, cov=cov)
+        for g, w in zip(got, want) if cov else [(got, want)]:
+            assert host(g).dtype == w.dtype and host(g).shape == w.shape
+            np.testing.assert_allclose(host(g), w, rtol=1e-9, atol=1e-12)
+
+
 def test_polyfit_float32_lists_and_layouts(be, rng):
     x = rng.uniform(-1, 1, 20).astype(np.float32)
     y = (x ** 2 - x).astype(np.float32)
