@@ -64,6 +64,7 @@ from ._sorting import argsort as _argsort, sort as _sort
 from ._statistical import (all as _all, any as _any, cumulative_prod, cumulative_sum,
                            max as _max, mean as _mean, min as _min, prod as _prod,
                            std as _std, sum as _sum, var as _var)
+from ._printing import array_repr
 from ._tensor import Tensor, _is_cupy
 from ._views import (broadcast_arrays, broadcast_to, diagonal as _diagonal, flip, moveaxis,
                      permute_dims, reshape as _reshape, squeeze as _squeeze)
@@ -892,35 +893,9 @@ def __format__(self, spec):
     return str(self)
 
 
-def _corners(x: Tensor, axis: int, edge: int) -> Tensor:
-    """x's leading and trailing edge elements along every axis from axis on that is
-    longer than 2 * edge, with one more element between them (never shown: it makes
-    NumPy summarise the axis), gathered on the device."""
-    if axis == x.ndim:
-        return x
-    n = x.shape[axis]
-    if n <= 2 * edge:
-        return _corners(x, axis + 1, edge)
-    pre = (slice(None),) * axis
-    lead = _corners(x[pre + (slice(0, edge),)], axis + 1, edge)
-    trail = _corners(x[pre + (slice(n - edge, n),)], axis + 1, edge)
-    return concat([lead, lead[pre + (slice(edge - 1, edge),)], trail], axis=axis)
-
-
-def _shown(self):
-    """The host values repr prints, and array2string's threshold for them: above NumPy's
-    threshold only the corners (edgeitems per side and axis) are copied."""
-    opts = np.get_printoptions()
-    if self.size <= opts["threshold"] or opts["edgeitems"] < 1:
-        return self._host(), opts["threshold"]
-    return _corners(self, 0, opts["edgeitems"])._host(), 0
-
-
 def __repr__(self):
-    host, threshold = _shown(self)
-    body = np.array2string(host, separator=", ", prefix="tensor(", threshold=threshold)
-    dev = "" if self.device.kind == "cpu" else f", device='{self.device}'"
-    return f"tensor({body}, dtype={self.dtype}{dev})"
+    """tensor([...], dtype=...): NumPy's print options apply (hipfer._printing)."""
+    return array_repr(self)
 
 
 def __str__(self):

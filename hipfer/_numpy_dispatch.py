@@ -291,11 +291,11 @@ def _call(qual: str, np_name: str, np_sig, fn, takes_ns, args, kwargs, device,
             if given:
                 pos.extend(_convert(v, device, True) for v in value)
             continue
-        if p.kind is P.VAR_KEYWORD:  # np.pad's mode options, np.fromfunction's
-            if given and value:
-                if not has_varkw:
-                    raise _unsupported(qual, next(iter(value)))
-                kw.update(value)  # passed through (apply_along_axis's to func1d)
+        if p.kind is P.VAR_KEYWORD:  # passed on where hipfer takes **kwargs too (np.pad's
+            #                          mode options, np.savez's arrays, apply_along_axis's)
+            if given and value and not has_varkw:
+                raise _unsupported(qual, next(iter(value)))
+            kw.update({k: _convert(v, device, True) for k, v in value.items()} if given else {})
             continue
         is_array = p.name in _ARRAY_PARAMS or p.name in _SEQ_PARAMS
         if np_name in _NESTED:  # np.block: the nesting is the argument
