@@ -60,6 +60,9 @@ __array_api_version__ = "2025.12"
 
 from ._constants import *  # noqa: E402,F401,F403
 from ._utility import *  # noqa: E402,F401,F403
+from ._numpy_statistics import *  # noqa: E402,F401,F403
+from ._nanfunctions import *  # noqa: E402,F401,F403
+from ._histograms import *  # noqa: E402,F401,F403
 
 
 # The linalg and fft extensions; tensordot and vecdot are also main-namespace functions.
@@ -81,12 +84,13 @@ del _sys
 # The public names: every topic module's __all__ and the names defined or imported here.
 from . import (_constants, _creation, _data_type_functions, _dlpack, _elementwise, _indexing,  # noqa: E402
                _info, _linear_algebra, _manipulation, _searching, _sets, _sorting, _statistical,
-               _utility, _views)
+               _utility, _views, _numpy_statistics, _nanfunctions, _histograms)
 # Submodules are attributes, not in __all__ (linalg, fft, random, prims, backends loaded;
 # _LAZY loaded on first use). tests/test_public_api_hygiene.py keeps this list honest.
 __all__ = sorted({n for m in (_creation, _elementwise, _views, _manipulation, _statistical,
                               _linear_algebra, _sorting, _indexing, _data_type_functions, _info,
-                              _dlpack, _searching, _sets, _constants, _utility)
+                              _dlpack, _searching, _sets, _constants, _utility,
+                              _numpy_statistics, _nanfunctions, _histograms)
                   for n in m.__all__} | {
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "float32", "float64", "complex64", "complex128",
