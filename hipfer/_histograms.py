@@ -141,6 +141,8 @@ def digitize(x, bins, right=False):
         raise ValueError("hipfer.digitize: object too deep for desired array"
                          if bins.ndim > 1 else
                          "hipfer.digitize: object of too small depth for desired array")
+    dt = np.result_type(x.dtype, bins.dtype)  # NumPy's (uint64 with int64: float64)
+    x, bins = cast(x, dt), cast(bins, dt)
     side = "left" if right else "right"
     if _monotonic(bins, "digitize") == -1:
         return subtract(bins.shape[0], searchsorted(flip(bins, axis=0), x, side=side))
