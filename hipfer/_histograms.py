@@ -22,8 +22,7 @@ import numpy as np
 from . import _dtypes
 from ._core import cast
 from ._creation import arange, asarray, zeros
-from ._elementwise import (abs as _abs, add, divide, equal, greater, isfinite, less,
-                           logical_and, multiply, subtract)
+from ._elementwise import add, divide, equal, greater, logical_and, multiply, subtract
 from ._indexing import take
 from ._manipulation import concat, stack
 from ._numpy_statistics import as_tensor, host_scalar, quantile

@@ -27,7 +27,7 @@ from ._sorting import sort
 from ._statistical import (all as _all, any as _any, cumulative_prod, cumulative_sum,
                            max as _max, mean as _mean, min as _min, prod as _prod, sum as _sum,
                            var as _var)
-from ._views import expand_dims, reshape
+from ._views import reshape
 
 __all__ = ["nanargmax", "nanargmin", "nancumprod", "nancumsum", "nanmax", "nanmean",
            "nanmedian", "nanmin", "nanpercentile", "nanprod", "nanquantile", "nanstd",

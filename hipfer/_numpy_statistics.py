@@ -17,15 +17,16 @@ import numpy as np
 from . import _dtypes
 from ._core import cast
 from ._creation import arange, asarray, full
-from ._elementwise import (abs as _abs, add, ceil, clip, conj, divide, equal, floor,
-                           greater_equal, imag, isnan, less, less_equal, logical_and, logical_or, multiply, real, remainder,
-                           round as _round, sqrt, subtract, where)
+from ._elementwise import (add, ceil, clip, conj, divide, equal, floor, greater_equal, imag,
+                           isnan, less, less_equal, logical_and, logical_or, multiply, real,
+                           remainder, round as _round, sqrt, subtract, where)
 from ._indexing import take, take_along_axis
 from ._linear_algebra import matmul
 from ._sorting import sort
-from ._statistical import _axes, all as _all, any as _any, max as _max, mean as _mean, min as _min, sum as _sum
-from ._tensor import Tensor
+from ._statistical import (_axes, all as _all, any as _any, max as _max, mean as _mean,
+                           min as _min, sum as _sum)
 from ._manipulation import concat
+from ._tensor import Tensor
 from ._views import broadcast_to, diagonal, expand_dims, permute_dims, reshape
 
 __all__ = ["average", "corrcoef", "correlate", "cov", "median", "percentile", "ptp",
@@ -116,8 +117,9 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     axis = tuple(axis) if isinstance(axis, list) else axis
     if weights is None:
         avg = _mean(_float_of(a), axis=axis, keepdims=keepdims)
-        scl = full(avg.shape, a.size / builtins_max(avg.size, 1) if avg.size else 0,
-                   dtype=avg.dtype, device=a.device)
+        # NumPy's count: the number of elements averaged into each result
+        scl = full(avg.shape, a.size / avg.size if avg.size else 0, dtype=avg.dtype,
+                   device=a.device)
         return (avg, scl) if returned else avg
     w = as_tensor(weights, a)
     rdt = np.result_type(a.dtype, w.dtype, *(("f8",) if a.dtype.kind in "biu" else ()))
@@ -142,10 +144,6 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     return avg
 
 
-def builtins_max(x, y):
-    return x if x > y else y
-
-
 def _float_of(a: Tensor) -> Tensor:
     """a, or a in NumPy's default float64 when integer or bool (NumPy's mean)."""
     return cast(a, _dtypes.default_float) if a.dtype.kind in "biu" else a
@@ -162,8 +160,9 @@ METHODS = tuple(_CONTINUOUS) + _DISCRETE + ("averaged_inverted_cdf", "midpoint")
 
 
 def quantile_q(q, a: Tensor, fn: str, scale=None):
-    """(q as a float Tensor (integers as float64) on a's device checked to lie in [0, 1], whether q is weak).
+    """(q as a Tensor on a's device checked to lie in [0, 1], whether q is weak).
 
+    Integer q stays integer for quantile (exact 0 and 1), else becomes float64.
     scale=100: q in percents. A Python int or float q is weak (NumPy 2.4's rule): the
     interpolation weight then takes a's floating dtype instead of promoting to float64.
     Host q is checked on the host, a Tensor q with one sync of a bool."""
