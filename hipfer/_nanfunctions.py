@@ -21,7 +21,8 @@ from ._indexing import take_along_axis
 from ._manipulation import concat
 from ._naming import public
 from ._numpy_statistics import (as_tensor, axes_last, median, quantile_q, quantile_result,
-                                quantile_sorted, store_out, warn_if, _float_of)
+                                quantile_sorted, store_out, warn_if, weighted_quantile,
+                                _float_of)
 from ._searching import argmax as _argmax, argmin as _argmin
 from ._sorting import sort
 from ._statistical import (all as _all, any as _any, cumulative_prod, cumulative_sum,
@@ -204,11 +205,14 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     return store_out(reshape(r, kd if keepdims else rest), out, "nanmedian")
 
 
-def _nanquantile(a, q, axis, out, method, keepdims, fn, scale=None):
+def _nanquantile(a, q, axis, out, method, keepdims, fn, scale=None, weights=None):
     a = as_tensor(a)
     if a.dtype.kind == "c":
         raise TypeError(f"hipfer.{fn}: a must be an array of real numbers")
     qt, weak = quantile_q(q, a, fn, scale)
+    if weights is not None:
+        r, rest, kd = weighted_quantile(a, weights, qt, axis, method, fn, nan_rows=True)
+        return store_out(quantile_result(r, qt.shape, rest, kd, keepdims), out, fn)
     t, rest, kd = axes_last(a, axis, fn)
     if t.shape[-1] == 0:
         raise IndexError(f"hipfer.{fn}: cannot take a {fn[3:]} of an empty slice")
@@ -222,14 +226,16 @@ def _nanquantile(a, q, axis, out, method, keepdims, fn, scale=None):
 
 
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                keepdims=False):
+                keepdims=False, *, weights=None):
     """quantile(a, q, ...) of the non-NaN values of each slice (q in [0, 1], any of the 13
     methods); an all-NaN slice gives NaN with a RuntimeWarning (one sync of a bool).
-    NumPy's weights= and the deprecated interpolation= are not supported."""
-    return _nanquantile(a, q, axis, out, method, keepdims, "nanquantile")
+    weights as in quantile (NaN values weigh nothing); the deprecated interpolation= is
+    not taken."""
+    return _nanquantile(a, q, axis, out, method, keepdims, "nanquantile", weights=weights)
 
 
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                  keepdims=False):
+                  keepdims=False, *, weights=None):
     """nanquantile(a, q / 100, ...): percentiles (q in [0, 100]) ignoring NaN."""
-    return _nanquantile(a, q, axis, out, method, keepdims, "nanpercentile", scale=100)
+    return _nanquantile(a, q, axis, out, method, keepdims, "nanpercentile", scale=100,
+                        weights=weights)

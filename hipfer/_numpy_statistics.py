@@ -18,13 +18,14 @@ from . import _dtypes
 from ._core import cast
 from ._creation import arange, asarray, full
 from ._elementwise import (add, ceil, clip, conj, divide, equal, floor, greater_equal, imag,
-                           isnan, less, less_equal, logical_and, logical_or, multiply, real,
+                           isfinite, isnan, less, less_equal, logical_and, logical_not, logical_or,
+                           multiply, real,
                            remainder, round as _round, sqrt, subtract, where)
 from ._indexing import take, take_along_axis
 from ._linear_algebra import matmul
-from ._sorting import sort
-from ._statistical import (_axes, all as _all, any as _any, max as _max, mean as _mean,
-                           min as _min, sum as _sum)
+from ._sorting import argsort, sort
+from ._statistical import (_axes, all as _all, any as _any, cumulative_sum, max as _max,
+                           mean as _mean, min as _min, sum as _sum)
 from ._manipulation import concat
 from ._tensor import Tensor
 from ._views import broadcast_to, diagonal, expand_dims, permute_dims, reshape
@@ -87,6 +88,55 @@ def axes_last(a: Tensor, axis, fn: str):
     return t, rest, kd
 
 
+def weights_like(a: Tensor, w: Tensor, axis, fn: str) -> Tensor:
+    """Weights of a's shape, or of the shape of a's axes in axis (broadcast over the
+    others), as a tensor of a's shape."""
+    if w.shape == a.shape:
+        return w
+    if axis is None:
+        raise TypeError(f"hipfer.{fn}: axis must be specified when shapes of a and weights "
+                        "differ.")
+    axes = _axes(tuple(axis) if isinstance(axis, list) else axis, a.ndim)
+    if w.shape != tuple(a.shape[i] for i in axes):
+        raise ValueError(f"hipfer.{fn}: shape of weights must be consistent with shape of a "
+                         "along specified axis.")
+    shape = tuple(a.shape[i] if i in axes else 1 for i in range(a.ndim))
+    return broadcast_to(reshape(w, shape), a.shape)
+
+
+def weighted_quantile(a: Tensor, w, q: Tensor, axis, method: str, fn: str, nan_rows=False):
+    """(result rows (kept shape + (Q,)), kept shape, keepdims shape): NumPy's weighted
+    inverted_cdf: the first sorted value whose normalised cumulative weight reaches q.
+    nan_rows: NaN values carry no weight (the nan variants). Checks: one sync each for
+    negative weights and for weights that sum to zero or are not finite."""
+    if method != "inverted_cdf":
+        raise ValueError(f"hipfer.{fn}: Only method 'inverted_cdf' supports weights. "
+                         f"Got: {method}.")
+    w = weights_like(a, as_tensor(w, a), axis, fn)
+    if bool(_any(less(w, 0))):
+        raise ValueError(f"hipfer.{fn}: Weights must be non-negative.")
+    t, rest, kd = axes_last(a, axis, fn)
+    wt, _, _ = axes_last(w, axis, fn)
+    if nan_rows and a.dtype.kind == "f":
+        wt = where(isnan(t), 0, wt)
+    order = argsort(t, axis=-1)
+    s = take_along_axis(t, order, axis=-1)
+    cdf = cumulative_sum(cast(take_along_axis(wt, order, axis=-1), _dtypes.float64), axis=-1)
+    total = cdf[..., -1:]
+    if bool(_any(logical_not(isfinite(total)) | equal(total, 0))):
+        raise ValueError(f"hipfer.{fn}: Weights included NaN, inf or were all zero.")
+    cdf = divide(cdf, total)
+    cdf = cast(cdf, q.dtype) if q.dtype.kind == "f" else cdf
+    cdf = where(equal(cdf, 0), -1, cdf)  # leading zero weights never count as reached
+    # searchsorted(cdf, q, 'left') per row: how many cumulative weights are below q
+    below = less(expand_dims(cdf, axis=-2), reshape(q, (-1, 1)))
+    idx = clip(_sum(below, axis=-1), None, t.shape[-1] - 1)
+    r = take_along_axis(s, idx, axis=-1)
+    if a.dtype.kind == "f" and not nan_rows:
+        r = where(expand_dims(isnan(s[..., -1]), axis=-1), s[..., -1:], r)
+    return r, rest, kd
+
+
 def _real_input(a, fn):
     a = as_tensor(a)
     if a.dtype.kind == "c":
@@ -123,18 +173,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         return (avg, scl) if returned else avg
     w = as_tensor(weights, a)
     rdt = np.result_type(a.dtype, w.dtype, *(("f8",) if a.dtype.kind in "biu" else ()))
-    if w.shape != a.shape:
-        if axis is None:
-            raise TypeError("hipfer.average: axis must be specified when shapes of a and "
-                            "weights differ.")
-        axes = _axes(axis, a.ndim)
-        if w.shape != tuple(a.shape[i] for i in axes):
-            raise ValueError("hipfer.average: shape of weights must be consistent with shape "
-                             "of a along specified axis.")
-        # weights along the axes, broadcast over the others (NumPy: axes in order)
-        shape = tuple(a.shape[i] if i in axes else 1 for i in range(a.ndim))
-        w = broadcast_to(reshape(w, shape), a.shape)
-    w = cast(w, rdt)
+    w = cast(weights_like(a, w, axis, "average"), rdt)
     scl = _sum(w, axis=axis, keepdims=keepdims)
     if bool(_any(equal(scl, 0))):
         raise ZeroDivisionError("hipfer.average: weights sum to zero, can't be normalized")
@@ -285,9 +324,12 @@ def quantile_result(r: Tensor, qshape: tuple, rest: tuple, kd: tuple, keepdims: 
     return reshape(r, qshape + (kd if keepdims else rest))
 
 
-def _quantile(a, q, axis, out, method, keepdims, fn, scale=None):
+def _quantile(a, q, axis, out, method, keepdims, fn, scale=None, weights=None):
     a = _real_input(a, fn)
     qt, weak = quantile_q(q, a, fn, scale)
+    if weights is not None:
+        r, rest, kd = weighted_quantile(a, weights, qt, axis, method, fn)
+        return store_out(quantile_result(r, qt.shape, rest, kd, keepdims), out, fn)
     t, rest, kd = axes_last(a, axis, fn)
     if t.shape[-1] == 0:
         raise IndexError(f"hipfer.{fn}: cannot take a {fn} of an empty slice")
@@ -299,19 +341,21 @@ def _quantile(a, q, axis, out, method, keepdims, fn, scale=None):
 
 
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-             keepdims=False):
+             keepdims=False, *, weights=None):
     """The q-th quantiles (q in [0, 1], a scalar or an array: its axes lead the result) of
     a over axis, by one of NumPy's 13 methods; NaN propagates.
 
-    Sorts on the device (overwrite_input is accepted and ignored). NumPy's weights= and the
-    deprecated interpolation= are not supported. A Tensor q is range-checked with one sync."""
-    return _quantile(a, q, axis, out, method, keepdims, "quantile")
+    Sorts on the device (overwrite_input is accepted and ignored). weights (method
+    'inverted_cdf' only): a's shape or the reduced axes' shape. The deprecated
+    interpolation= is not taken. A Tensor q is range-checked with one sync."""
+    return _quantile(a, q, axis, out, method, keepdims, "quantile", weights=weights)
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-               keepdims=False):
+               keepdims=False, *, weights=None):
     """The q-th percentiles (q in [0, 100]) of a over axis: quantile(a, q / 100, ...)."""
-    return _quantile(a, q, axis, out, method, keepdims, "percentile", scale=100)
+    return _quantile(a, q, axis, out, method, keepdims, "percentile", scale=100,
+                     weights=weights)
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):

@@ -340,3 +340,43 @@ def test_numpy_dispatch(be, rng, refuse_host):
     check(be, got, np.correlate(x[0], x[0, :3], "full"))
     out = hf.zeros((6,), dtype=hf.float64)
     assert np.median(t, axis=0, out=out) is out
+
+
+# ------------------------------------------------------------------ weighted quantiles
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.int32], ids=str)
+def test_weighted_quantiles(be, rng, dt):
+    x = data(rng, (3, 7), dt)
+    t = hf.asarray(x)
+    w = rng.random((3, 7))
+    w[0, :2] = 0.0  # leading zero weights
+    w1 = rng.integers(0, 3, 7).astype(np.float64)
+    w1[-1] = 1.0
+    for q in (0.0, 0.3, [0.1, 0.5, 1.0]):
+        for axis, ww in ((None, w), (1, w), (1, w1), (0, rng.random(3))):
+            kw = dict(axis=axis, method="inverted_cdf")
+            check(be, hf.quantile(t, q, weights=hf.asarray(ww), **kw),
+                  np.quantile(x, q, weights=ww, **kw))
+            check(be, hf.percentile(t, np.multiply(q, 100), weights=hf.asarray(ww),
+                                    keepdims=True, **kw),
+                  np.percentile(x, np.multiply(q, 100), weights=ww, keepdims=True, **kw))
+    xn = data(rng, (3, 7), np.float64)
+    xn[1, 2] = xn[0, 0] = np.nan
+    for axis in (None, 0, 1):
+        kw = dict(axis=axis, method="inverted_cdf")
+        check(be, hf.nanquantile(hf.asarray(xn), [0.2, 0.7], weights=hf.asarray(w), **kw),
+              np.nanquantile(xn, [0.2, 0.7], weights=w, **kw))
+        check(be, hf.quantile(hf.asarray(xn), [0.2, 0.7], weights=hf.asarray(w), **kw),
+              np.quantile(xn, [0.2, 0.7], weights=w, **kw))
+
+
+def test_weighted_quantile_errors(be):
+    t = hf.asarray([1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="hipfer.quantile: Only method 'inverted_cdf'"):
+        hf.quantile(t, 0.5, weights=hf.asarray([1.0, 1.0, 1.0]))
+    with pytest.raises(ValueError, match="hipfer.quantile: Weights must be non-negative"):
+        hf.quantile(t, 0.5, method="inverted_cdf", weights=hf.asarray([1.0, -1.0, 1.0]))
+    with pytest.raises(ValueError, match="hipfer.percentile: Weights included NaN"):
+        hf.percentile(t, 50, method="inverted_cdf", weights=hf.asarray([0.0, 0.0, 0.0]))
+    with pytest.raises(TypeError, match="hipfer.quantile: axis must be specified"):
+        hf.quantile(hf.asarray(np.ones((2, 3))), 0.5, method="inverted_cdf",
+                    weights=hf.asarray([1.0, 1.0, 1.0]))
