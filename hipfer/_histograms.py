@@ -4,7 +4,9 @@ histogram2d, histogramdd, bincount and digitize.
 Counting is deterministic run to run: the values are sorted once and each bin's count is
 the difference of two binary searches (searchsorted) of its edges; weighted counts take
 the same differences of the running sum (in float64 / complex128 / int64) of the weights
-in sorted order. No atomics, so float sums never depend on scheduling.
+in sorted order. A histogram with few edges instead counts the values below each edge (a
+comparison and a reduction per edge, no sort). No atomics, so float sums never depend on
+scheduling.
 
 Syncs (reads of a few scalars), where NumPy's result depends on the data: the range of
 the data when no range= is given, the string bin estimators' statistics, bincount's
@@ -22,7 +24,8 @@ import numpy as np
 from . import _dtypes
 from ._core import cast
 from ._creation import arange, asarray, zeros
-from ._elementwise import add, divide, equal, greater, logical_and, multiply, subtract
+from ._elementwise import (add, divide, equal, greater, less, less_equal, logical_and, multiply,
+                           subtract, where)
 from ._indexing import take
 from ._manipulation import concat, stack
 from ._numpy_statistics import as_tensor, host_scalar, quantile
@@ -58,6 +61,26 @@ def _count_sorted(sv: Tensor, edges: Tensor, last_closed: bool, order=None, weig
     sw = take(weights, order)
     cw = cumulative_sum(cast(sw, _acc_dtype(sw.dtype)), include_initial=True)
     return diff(take(cw, cum))
+
+
+#: the comparison path's limit: (edges x values) elements compared per call
+_COMPARE_LIMIT = 1 << 25
+_COMPARE_EDGES = 65
+
+
+def _count_compared(v: Tensor, edges: Tensor, weights=None):
+    """histogram's per-bin counts (or weight sums) of v with few edges, in one pass per
+    edge and no sort: the count below each edge (at or below the last), differenced.
+    Deterministic as the reductions are."""
+    below = less(reshape(v, (1, -1)), reshape(edges[:-1], (-1, 1)))
+    at_last = less_equal(v, edges[-1])
+    if weights is None:
+        per_edge = [_sum(below, axis=1), reshape(_sum(at_last), (1,))]
+    else:
+        w = cast(weights, _acc_dtype(weights.dtype))
+        per_edge = [_sum(where(below, reshape(w, (1, -1)), 0), axis=1),
+                    reshape(_sum(where(at_last, w, 0)), (1,))]
+    return diff(concat(per_edge))
 
 
 def _bin_counts(idx: Tensor, size: int, weights=None) -> Tensor:
@@ -260,9 +283,12 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     the total and the bin widths (float64). Edges as in histogram_bin_edges."""
     a, w = _flat_data(a, weights, "histogram")
     edges = _edges(a, bins, range, w, "histogram")
-    order = argsort(a) if w is not None else None
-    sv = take(a, order) if order is not None else sort(a)
-    n = _count_sorted(sv, edges, True, order, w)
+    if edges.shape[0] <= _COMPARE_EDGES and edges.shape[0] * a.size <= _COMPARE_LIMIT:
+        n = _count_compared(a, edges, w)  # few bins: a pass per edge beats a sort
+    else:
+        order = argsort(a) if w is not None else None
+        sv = take(a, order) if order is not None else sort(a)
+        n = _count_sorted(sv, edges, True, order, w)
     if w is not None:
         n = cast(n, w.dtype)
     if density:

@@ -247,3 +247,17 @@ def test_numpy_dispatch(be, rng, refuse_host):
     xi = rng.integers(0, 6, 20)
     check(be, np.bincount(hf.asarray(xi)), np.bincount(xi))
     check(be, np.digitize(t, hf.asarray([-1.0, 0.0, 1.0])), np.digitize(x, [-1.0, 0.0, 1.0]))
+
+
+@pytest.mark.parametrize("bins", [5, 100, 300])  # few edges compare, many edges sort
+def test_histogram_both_counting_paths(be, rng, bins):
+    x = data(rng, (500,), np.float64)
+    x[:3] = [np.nan, np.inf, -np.inf]
+    w = rng.standard_normal(500)
+    t, u = hf.asarray(x), hf.asarray(w)
+    for rng_ in ((-8, 8), (-2.5, 0.5)):
+        check(be, hf.histogram(t, bins, rng_)[0], np.histogram(x, bins, rng_)[0])
+        check(be, hf.histogram(t, bins, rng_, weights=u)[0],
+              np.histogram(x, bins, rng_, weights=w)[0], rtol=1e-10)
+        check(be, hf.histogram(t[::-2], bins, rng_, density=True)[0],
+              np.histogram(x[::-2], bins, rng_, density=True)[0], rtol=1e-10)
