@@ -67,6 +67,9 @@ __array_api_version__ = "2025.12"
 from ._constants import *  # noqa: E402,F401,F403
 from ._utility import *  # noqa: E402,F401,F403
 from ._math import *  # noqa: E402,F401,F403
+from ._numpy_statistics import *  # noqa: E402,F401,F403
+from ._nanfunctions import *  # noqa: E402,F401,F403
+from ._histograms import *  # noqa: E402,F401,F403
 
 
 # The linalg and fft extensions; tensordot and vecdot are also main-namespace functions.
@@ -92,14 +95,15 @@ _dask_hook.install()
 
 # The public names: every topic module's __all__ and the names defined or imported here.
 from . import (_constants, _creation, _data_type_functions, _dlpack, _elementwise,  # noqa: E402
-               _functional, _indexing, _info, _introspection, _io, _linear_algebra,
-               _manipulation, _math, _polynomial, _printing, _searching, _sets, _sorting,
-               _statistical, _utility, _views, _window)
+               _functional, _histograms, _indexing, _info, _introspection, _io,
+               _linear_algebra, _manipulation, _math, _nanfunctions, _numpy_statistics,
+               _polynomial, _printing, _searching, _sets, _sorting, _statistical, _utility,
+               _views, _window)
 #: the topic modules (each star-imported above): a new one goes here and in a star import
 _TOPICS = (_constants, _creation, _data_type_functions, _dlpack, _elementwise, _functional,
-           _indexing, _info, _introspection, _io, _linear_algebra, _manipulation, _math,
-           _polynomial, _printing, _searching, _sets, _sorting, _statistical, _utility, _views,
-           _window)
+           _histograms, _indexing, _info, _introspection, _io, _linear_algebra, _manipulation,
+           _math, _nanfunctions, _numpy_statistics, _polynomial, _printing, _searching, _sets,
+           _sorting, _statistical, _utility, _views, _window)
 # Submodules are attributes, not in __all__ (linalg, fft, random, prims, backends loaded;
 # _LAZY loaded on first use). tests/test_public_api_hygiene.py keeps this list honest.
 __all__ = sorted({n for m in _TOPICS for n in m.__all__} | {

@@ -1,0 +1,241 @@
+"""NumPy's NaN-ignoring reductions: nansum, nanprod, nanmin, nanmax, nanargmin, nanargmax,
+nanmean, nanvar, nanstd, nancumsum, nancumprod, nanmedian, nanquantile, nanpercentile.
+
+Each is a composition: NaN is replaced by the reduction's identity (where(isnan(x), id,
+x)) and the plain reduction runs; integer and bool inputs have no NaN and go straight to
+the plain one. The order statistics sort (NaN sorts last) and use each slice's count of
+non-NaN values. NumPy's warnings for all-NaN slices (and its ValueError in nanargmin /
+nanargmax) need one sync of a bool; the docstrings say where.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from . import _dtypes
+from ._core import cast
+from ._elementwise import (conj, divide, floor_divide, isnan, less_equal, logical_not, multiply,
+                           real, sqrt, subtract, where)
+from ._indexing import take_along_axis
+from ._manipulation import concat
+from ._naming import public
+from ._numpy_statistics import (as_tensor, axes_last, median, quantile_q, quantile_result,
+                                quantile_sorted, store_out, warn_if, weighted_quantile,
+                                _float_of)
+from ._searching import argmax as _argmax, argmin as _argmin
+from ._sorting import sort
+from ._statistical import (all as _all, any as _any, cumulative_prod, cumulative_sum,
+                           max as _max, mean as _mean, min as _min, prod as _prod, sum as _sum,
+                           var as _var)
+from ._views import reshape
+
+__all__ = ["nanargmax", "nanargmin", "nancumprod", "nancumsum", "nanmax", "nanmean",
+           "nanmedian", "nanmin", "nanpercentile", "nanprod", "nanquantile", "nanstd",
+           "nansum", "nanvar"]
+
+
+def _has_nan(a) -> bool:
+    """Whether a's dtype holds NaN (floating or complex)."""
+    return a.dtype.kind in "fc"
+
+
+def _replace_nan(a, value):
+    """(a with NaN replaced by value, the NaN mask or None for dtypes without NaN)."""
+    if not _has_nan(a):
+        return a, None
+    mask = isnan(a)
+    return where(mask, value, a), mask
+
+
+def _axis(axis):
+    return tuple(axis) if isinstance(axis, list) else axis
+
+
+# ------------------------------------------------------------------ sums, products
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
+    """Sum over axis treating NaN as zero (an all-NaN or empty slice sums to 0); dtype as
+    in sum (integers accumulate in 64 bits)."""
+    a = as_tensor(a)
+    x, _ = _replace_nan(a, 0)
+    return store_out(_sum(x, axis=_axis(axis), dtype=dtype, keepdims=keepdims), out, "nansum")
+
+
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
+    """Product over axis treating NaN as one; dtype as in prod."""
+    a = as_tensor(a)
+    x, _ = _replace_nan(a, 1)
+    return store_out(_prod(x, axis=_axis(axis), dtype=dtype, keepdims=keepdims), out, "nanprod")
+
+
+def _nan_scan(scan, identity, name):
+    def fn(a, axis=None, dtype=None, out=None):
+        a = as_tensor(a)
+        x, _ = _replace_nan(a, identity)
+        if axis is None:  # NumPy scans the flattened input
+            x, axis = reshape(x, (-1,)), 0
+        return store_out(scan(x, axis=int(axis), dtype=dtype), out, name)
+    fn.__name__ = name
+    fn.__doc__ = (f"Running {'sum' if identity == 0 else 'product'} along axis (the flattened "
+                  f"input when None) treating NaN as {identity}; dtype as in cumsum.")
+    return fn
+
+
+nancumsum = public("nancumsum", _nan_scan(cumulative_sum, 0, "nancumsum"))
+nancumprod = public("nancumprod", _nan_scan(cumulative_prod, 1, "nancumprod"))
+
+
+# ------------------------------------------------------------------ extremes
+def _nan_extreme(reduce, fill, name):
+    def fn(a, axis=None, out=None, keepdims=False):
+        a = as_tensor(a)
+        if a.dtype.kind == "c":
+            raise TypeError(f"hipfer.{name}: complex tensors have no order on the device")
+        axis = _axis(axis)
+        x, mask = _replace_nan(a, fill)
+        r = reduce(x, axis=axis, keepdims=keepdims)
+        if mask is not None:
+            all_nan = _all(mask, axis=axis, keepdims=keepdims)
+            r = where(all_nan, np.nan, r)
+            warn_if(all_nan, "All-NaN slice encountered")
+        return store_out(r, out, name)
+    fn.__name__ = name
+    fn.__doc__ = (f"{'Smallest' if reduce is _min else 'Largest'} element over axis ignoring "
+                  "NaN; an all-NaN slice gives NaN with a RuntimeWarning (one sync of a bool). "
+                  "Complex input is a TypeError (NumPy orders it lexicographically).")
+    return fn
+
+
+nanmin = public("nanmin", _nan_extreme(_min, np.inf, "nanmin"))
+nanmax = public("nanmax", _nan_extreme(_max, -np.inf, "nanmax"))
+
+
+def _nan_arg(reduce, fill, name):
+    def fn(a, axis=None, out=None, *, keepdims=False):
+        a = as_tensor(a)
+        if a.dtype.kind == "c":
+            raise TypeError(f"hipfer.{name}: complex tensors have no order on the device")
+        x, mask = _replace_nan(a, fill)
+        if mask is not None and mask.size and bool(_any(_all(mask, axis=axis))):
+            raise ValueError(f"hipfer.{name}: All-NaN slice encountered")
+        return store_out(reduce(x, axis=axis, keepdims=keepdims), out, name)
+    fn.__name__ = name
+    fn.__doc__ = (f"Index of the {'smallest' if reduce is _argmin else 'largest'} element over "
+                  "axis (flat index when None) ignoring NaN; an all-NaN slice is a ValueError "
+                  "(one sync of a bool), as NumPy's.")
+    return fn
+
+
+nanargmin = public("nanargmin", _nan_arg(_argmin, np.inf, "nanargmin"))
+nanargmax = public("nanargmax", _nan_arg(_argmax, -np.inf, "nanargmax"))
+
+
+# ------------------------------------------------------------------ moments
+def _counts(mask, axis, keepdims, dt):
+    return cast(_sum(logical_not(mask), axis=axis, keepdims=keepdims), dt)
+
+
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
+    """Mean over axis ignoring NaN (integers as mean: float64); an all-NaN slice gives NaN
+    with a RuntimeWarning (one sync of a bool)."""
+    a = as_tensor(a)
+    axis = _axis(axis)
+    if not _has_nan(a):
+        x = cast(a, dtype) if dtype is not None else _float_of(a)
+        return store_out(_mean(x, axis=axis, keepdims=keepdims), out, "nanmean")
+    x, mask = _replace_nan(a, 0)
+    tot = _sum(x, axis=axis, dtype=dtype, keepdims=keepdims)
+    cnt = _counts(mask, axis, keepdims, _dtypes.int64)
+    warn_if(cnt == 0, "Mean of empty slice")
+    return store_out(cast(divide(tot, cnt), tot.dtype), out, "nanmean")
+
+
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    """Variance over axis ignoring NaN, divided by (count - ddof); a slice with count <=
+    ddof gives NaN with a RuntimeWarning (one sync of a bool). Complex input gives its
+    real dtype."""
+    return store_out(_nanvar(a, axis, dtype, ddof, keepdims, "nanvar"), out, "nanvar")
+
+
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    """Standard deviation over axis ignoring NaN: sqrt(nanvar(...)), with its warnings."""
+    return store_out(sqrt(_nanvar(a, axis, dtype, ddof, keepdims, "nanstd")), out, "nanstd")
+
+
+def _nanvar(a, axis, dtype, ddof, keepdims, name):
+    a = as_tensor(a)
+    axis = _axis(axis)
+    if not _has_nan(a):
+        x = cast(a, dtype) if dtype is not None else _float_of(a)
+        return _var(x, axis=axis, correction=ddof, keepdims=keepdims)
+    x, mask = _replace_nan(a, 0)
+    cnt = _counts(mask, axis, True, _dtypes.int64)
+    tot = _sum(x, axis=axis, dtype=dtype, keepdims=True)
+    avg = cast(divide(tot, cnt), tot.dtype)
+    dev = where(mask, 0, subtract(x, avg))
+    sqr = real(multiply(dev, conj(dev))) if dev.dtype.kind == "c" else multiply(dev, dev)
+    ss = _sum(sqr, axis=axis, dtype=None if dtype is None or np.dtype(dtype).kind == "c"
+              else dtype, keepdims=keepdims)
+    dof = subtract(_counts(mask, axis, keepdims, _dtypes.int64), ddof)
+    bad = less_equal(dof, 0)
+    warn_if(bad, "Degrees of freedom <= 0 for slice.")
+    return where(bad, np.nan, cast(divide(ss, dof), ss.dtype))
+
+
+# ------------------------------------------------------------------ order statistics
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """Median over axis ignoring NaN (integers as median); an all-NaN slice gives NaN with
+    a RuntimeWarning (one sync of a bool)."""
+    a = as_tensor(a)
+    if not _has_nan(a):
+        return median(a, axis=axis, out=out, keepdims=keepdims)
+    if a.dtype.kind == "c":
+        raise TypeError("hipfer.nanmedian: complex tensors have no order on the device")
+    t, rest, kd = axes_last(a, axis, "nanmedian")
+    if t.shape[-1] == 0:
+        warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
+        return store_out(_mean(t, axis=-1, keepdims=False).reshape(kd if keepdims else rest),
+                         out, "nanmedian")
+    s = sort(t, axis=-1)
+    n = _counts(isnan(s), -1, True, _dtypes.int64)
+    lo = where(n == 0, 0, floor_divide(subtract(n, 1), 2))
+    mid = take_along_axis(s, concat([lo, floor_divide(n, 2)], axis=-1), axis=-1)
+    r = _mean(mid, axis=-1)
+    warn_if(n == 0, "All-NaN slice encountered")
+    return store_out(reshape(r, kd if keepdims else rest), out, "nanmedian")
+
+
+def _nanquantile(a, q, axis, out, method, keepdims, fn, scale=None, weights=None):
+    a = as_tensor(a)
+    if a.dtype.kind == "c":
+        raise TypeError(f"hipfer.{fn}: a must be an array of real numbers")
+    qt, weak = quantile_q(q, a, fn, scale)
+    if weights is not None:
+        r, rest, kd = weighted_quantile(a, weights, qt, axis, method, fn, nan_rows=True)
+        return store_out(quantile_result(r, qt.shape, rest, kd, keepdims), out, fn)
+    t, rest, kd = axes_last(a, axis, fn)
+    if t.shape[-1] == 0:
+        raise IndexError(f"hipfer.{fn}: cannot take a {fn[3:]} of an empty slice")
+    s = sort(t, axis=-1)
+    n = _counts(isnan(s), -1, True, _dtypes.int64) if _has_nan(a) else t.shape[-1]
+    r = quantile_sorted(s, n, reshape(qt, (-1,)), method, fn, weak)
+    if isinstance(n, type(s)):  # all-NaN slices: NaN, as NumPy's, with its warning
+        r = where(n == 0, np.nan, r)
+        warn_if(n == 0, "All-NaN slice encountered")
+    return store_out(quantile_result(r, qt.shape, rest, kd, keepdims), out, fn)
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False, *, weights=None):
+    """quantile(a, q, ...) of the non-NaN values of each slice (q in [0, 1], any of the 13
+    methods); an all-NaN slice gives NaN with a RuntimeWarning (one sync of a bool).
+    weights as in quantile (NaN values weigh nothing); the deprecated interpolation= is
+    not taken."""
+    return _nanquantile(a, q, axis, out, method, keepdims, "nanquantile", weights=weights)
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False, *, weights=None):
+    """nanquantile(a, q / 100, ...): percentiles (q in [0, 100]) ignoring NaN."""
+    return _nanquantile(a, q, axis, out, method, keepdims, "nanpercentile", scale=100,
+                        weights=weights)
