@@ -183,32 +183,35 @@ def ones(shape, *, dtype=None, device=None) -> Tensor:
     return full(shape, 1, dtype=dtype or _dtypes.default_float, device=device)
 
 
-def _like(x, dtype, device):
-    return (x.dtype if dtype is None else dtype), (x.device if device is None else device)
+def _like(x, dtype, device, shape):
+    """(dtype, device, shape) of a *_like result: x's unless given (shape: NumPy's
+    keyword, what Dask's creation routines pass)."""
+    return ((x.dtype if dtype is None else dtype), (x.device if device is None else device),
+            (x.shape if shape is None else shape))
 
 
-def empty_like(x: Tensor, /, *, dtype=None, device=None) -> Tensor:
-    """empty(x.shape) with x's dtype and device unless dtype / device are given."""
-    dt, dev = _like(x, dtype, device)
-    return empty(x.shape, dtype=dt, device=dev)
+def empty_like(x: Tensor, /, *, dtype=None, device=None, shape=None) -> Tensor:
+    """empty(x.shape) with x's dtype and device unless dtype / device / shape are given."""
+    dt, dev, shape = _like(x, dtype, device, shape)
+    return empty(shape, dtype=dt, device=dev)
 
 
-def zeros_like(x: Tensor, /, *, dtype=None, device=None) -> Tensor:
-    """zeros(x.shape) with x's dtype and device unless dtype / device are given."""
-    dt, dev = _like(x, dtype, device)
-    return zeros(x.shape, dtype=dt, device=dev)
+def zeros_like(x: Tensor, /, *, dtype=None, device=None, shape=None) -> Tensor:
+    """zeros(x.shape) with x's dtype and device unless dtype / device / shape are given."""
+    dt, dev, shape = _like(x, dtype, device, shape)
+    return zeros(shape, dtype=dt, device=dev)
 
 
-def ones_like(x: Tensor, /, *, dtype=None, device=None) -> Tensor:
-    """ones(x.shape) with x's dtype and device unless dtype / device are given."""
-    dt, dev = _like(x, dtype, device)
-    return ones(x.shape, dtype=dt, device=dev)
+def ones_like(x: Tensor, /, *, dtype=None, device=None, shape=None) -> Tensor:
+    """ones(x.shape) with x's dtype and device unless dtype / device / shape are given."""
+    dt, dev, shape = _like(x, dtype, device, shape)
+    return ones(shape, dtype=dt, device=dev)
 
 
-def full_like(x: Tensor, /, fill_value, *, dtype=None, device=None) -> Tensor:
+def full_like(x: Tensor, /, fill_value, *, dtype=None, device=None, shape=None) -> Tensor:
     """full(x.shape, fill_value) with x's dtype and device unless given."""
-    dt, dev = _like(x, dtype, device)
-    return _full(x.shape, fill_value, dt, dev, "full_like")
+    dt, dev, shape = _like(x, dtype, device, shape)
+    return _full(_norm_shape(shape), fill_value, dt, dev, "full_like")
 
 
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Tensor:
@@ -240,8 +243,8 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Tensor:
     return out
 
 
-def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
-             device=None):
+def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True,
+             retstep=False, axis=0):
     """num evenly spaced values from start to stop (stop included when endpoint).
 
     As NumPy: start + i * step, step = (stop - start) / div, the last value set to exactly

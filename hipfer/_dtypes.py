@@ -158,7 +158,8 @@ def result_type(*arrays_and_dtypes) -> np.dtype:
     res = _result_type(arrays_and_dtypes)
     # remember only combinations of the canonical dtype objects, reached through the
     # objects themselves or through .dtype of tensors/arrays (not of classes, scalars)
-    if all(_CANONICAL.get(t) is t for t in key) and not any(
+    # (None in key: a dtype spelled as a string or a type -- its key says nothing)
+    if all(t is not None and _CANONICAL.get(t) is t for t in key) and not any(
             isinstance(v, type) or _is_scalar(v) for v in arrays_and_dtypes):
         if len(_RESULT_TYPES) >= 4096:
             _RESULT_TYPES.clear()

@@ -550,7 +550,7 @@ def take(x: Tensor, indices: Tensor, /, *, axis=None) -> Tensor:
     return Tensor(_ops.run(d.IndexSelect(int(axis)), [x, indices], called="take"))
 
 
-def take_along_axis(x: Tensor, indices, /, axis=-1) -> Tensor:
+def take_along_axis(x: Tensor, indices, /, *, axis=-1) -> Tensor:
     """out[..., i, ...] = x[..., indices[..., i, ...], ...] along axis (Gather); axis=None
     takes from the flattened x (indices 1-d), as NumPy. x and indices have the same
     number of axes and broadcast against each other on all but axis (stride-0 views,

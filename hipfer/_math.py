@@ -88,22 +88,24 @@ def _along(x: Tensor, axis: int, sl: slice) -> Tensor:
 
 
 # ------------------------------------------------------------------ scans
-def _scan(fn, name):
-    def scan(a, axis=None, dtype=None, out=None):
-        x = _arr(a)
-        if axis is None or x.ndim == 0:  # NumPy scans the flattened array (0-d: as 1-d)
-            x, axis = reshape(x, (-1,)), 0 if axis is None else axis
-        axis = _axis(axis, x.ndim, name)
-        return _out(fn(x, axis=axis, dtype=None if dtype is None else np.dtype(dtype)), out, name)
-    scan.__name__ = name
-    scan.__doc__ = (f"NumPy's {name}: running {'sum' if 'sum' in name else 'product'} along "
-                    "axis (None: of the flattened array), integers widened to 64 bits unless "
-                    "dtype is given.")
-    return scan
+def _scan(fn, name, a, axis, dtype, out):
+    x = _arr(a)
+    if axis is None or x.ndim == 0:  # NumPy scans the flattened array (0-d: as 1-d)
+        x, axis = reshape(x, (-1,)), 0 if axis is None else axis
+    axis = _axis(axis, x.ndim, name)
+    return _out(fn(x, axis=axis, dtype=None if dtype is None else np.dtype(dtype)), out, name)
 
 
-cumsum = _scan(cumulative_sum, "cumsum")
-cumprod = _scan(cumulative_prod, "cumprod")
+def cumsum(a, axis=None, dtype=None, out=None) -> Tensor:
+    """NumPy's cumsum: running sum along axis (None: of the flattened array), integers
+    widened to 64 bits unless dtype is given."""
+    return _scan(cumulative_sum, "cumsum", a, axis, dtype, out)
+
+
+def cumprod(a, axis=None, dtype=None, out=None) -> Tensor:
+    """NumPy's cumprod: running product along axis (None: of the flattened array),
+    integers widened to 64 bits unless dtype is given."""
+    return _scan(cumulative_prod, "cumprod", a, axis, dtype, out)
 
 
 # ------------------------------------------------------------------ differences

@@ -228,12 +228,26 @@ def _convert(v, device, array_param: bool):
 # ------------------------------------------------------------------ binding
 _SIGS: dict = {}
 
+#: NumPy C functions whose published signature is narrower than what they accept:
+#: np.arange(0, 4, 1, np.int64) passes dtype positionally (Dask's arange does)
+_TRUE_SIGNATURES = {
+    "numpy.arange": "(start_or_stop, /, stop=None, step=1, dtype=None, *, device=None, "
+                    "like=None)",
+}
+
+
+def _from_text(text):
+    ns: dict = {}
+    exec(f"def f{text}: pass", ns)  # our own tables' text: literals only
+    return inspect.signature(ns["f"])
+
 
 def _signature(fn):
     s = _SIGS.get(fn, False)
     if s is False:
+        fixed = _TRUE_SIGNATURES.get(f"{_module_of(fn)}.{getattr(fn, '__name__', '')}")
         try:
-            s = inspect.signature(fn)
+            s = _from_text(fixed) if fixed else inspect.signature(fn)
         except (TypeError, ValueError):
             s = _c_signature(fn)
         _SIGS[fn] = s
@@ -244,11 +258,7 @@ def _c_signature(fn):
     """A NumPy C function's signature where NumPy (< 2.3) gives none: from the table
     tools/gen_numpy_signatures.py made with a NumPy that does."""
     text = SIGNATURES.get(f"{_module_of(fn)}.{getattr(fn, '__name__', '')}")
-    if text is None:
-        return None
-    ns: dict = {}
-    exec(f"def f{text}: pass", ns)  # the table's own text: literals only
-    return inspect.signature(ns["f"])
+    return None if text is None else _from_text(text)
 
 
 def _is_default(value, default) -> bool:

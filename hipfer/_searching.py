@@ -75,7 +75,7 @@ def count_nonzero(x: Tensor, /, *, axis=None, keepdims: bool = False) -> Tensor:
     return _sum(mask, axis=axis, dtype=_dtypes.default_int, keepdims=keepdims)
 
 
-def searchsorted(x1, x2, /, side: Literal["left", "right"] = "left",
+def searchsorted(x1, x2, /, *, side: Literal["left", "right"] = "left",
                  sorter=None) -> Tensor:
     """Indices (int64, x2's shape) where x2's elements go in the ascending 1-d x1 to keep
     it sorted: side 'left' before equal elements, 'right' after them (NaN sorts last).

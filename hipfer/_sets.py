@@ -243,7 +243,7 @@ def setxor1d(ar1, ar2, assume_unique=False) -> Tensor:
     return aux[bitwise_and(flag[1:], flag[:-1])]
 
 
-def isin(x1, x2, /, assume_unique=False, invert=False, *, kind=None) -> Tensor:
+def isin(x1, x2, /, *, invert=False, assume_unique=False, kind=None) -> Tensor:
     """For each element of x1, whether it equals some element of x2 (bool, x1's shape);
     NaN is in nothing. invert=True gives the negation. x1 or x2 may be array_like (the
     array API's isin and NumPy's). assume_unique is accepted (the result is the same);

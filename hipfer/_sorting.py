@@ -1,8 +1,10 @@
 """sort, argsort, topk (SortPrims) and NumPy's sorting routines built on them: lexsort,
 sort_complex, partition and argpartition.
 
-sort and argsort take NumPy's signature (axis=None flattens; kind, order, stable) and
-keep the standard's ``descending``. Complex tensors sort lexicographically (real part,
+sort and argsort keep the standard's signature (axis keyword-only, so that array-API
+consumers' calls bind as specified) and take NumPy's extras as keywords: axis=None
+flattens, kind and order are accepted; np.sort(t, 0) binds NumPy's positional axis
+through the dispatch. Complex tensors sort lexicographically (real part,
 then imaginary part, NumPy's NaN classes last), as NumPy has them: three stable
 argsorts, the least significant key first. partition / argpartition are a full stable
 sort (one valid partition; see partition).
@@ -79,8 +81,8 @@ def _gather(x, idx, axis, fn="sort"):
     return Tensor(_ops.run(d.Gather(axis), [x, idx], called=fn))
 
 
-def sort(x, /, axis=-1, kind=None, order=None, *, descending: bool = False,
-         stable=None) -> Tensor:
+def sort(x, /, *, axis=-1, descending: bool = False, stable=True, kind=None,
+         order=None) -> Tensor:
     """Sorted copy along axis (the flattened tensor for axis=None); NaN last ascending,
     first descending; stable unless stable=False (kind is accepted and changes nothing).
     Complex: lexicographic, as NumPy. ``descending`` is the standard's."""
@@ -91,8 +93,8 @@ def sort(x, /, axis=-1, kind=None, order=None, *, descending: bool = False,
                            called="sort"))
 
 
-def argsort(x, /, axis=-1, kind=None, order=None, *, descending: bool = False,
-            stable=None) -> Tensor:
+def argsort(x, /, *, axis=-1, descending: bool = False, stable=True, kind=None,
+            order=None) -> Tensor:
     """Indices (int64) that sort x along axis (the flattened tensor for axis=None), the
     order of sort(x); stable (equal values keep their order) unless stable=False."""
     x, axis = _flat_axis(_check(x, "argsort", kind, order), axis, "argsort")

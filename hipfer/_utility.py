@@ -12,7 +12,7 @@ from ._views import AxisError, broadcast_to
 __all__ = ["diff"]
 
 
-def diff(x, /, n: int = 1, axis: int = -1, prepend=None, append=None) -> Tensor:
+def diff(x, /, *, axis: int = -1, n: int = 1, prepend=None, append=None) -> Tensor:
     """n-th forward difference along axis: out[i] = x[i+1] - x[i], applied n times, after
     joining prepend and append to x (they match x off axis; a scalar is broadcast to one
     slice, as in NumPy). x, prepend and append may be array_like; n and axis may also be

@@ -475,3 +475,13 @@ def test_float16_scans_round_each_output_once(be, rng, fn):
         assert got.dtype == np.float16
         np.testing.assert_allclose(host(got).astype(np.float32), want.astype(np.float32),
                                    rtol=2e-3, atol=1e-3)
+
+
+def test_result_type_memo_ignores_dtype_spellings():
+    """A dtype spelled as a string has no .dtype: its memo key said nothing, so the first
+    answer came back for any other string (result_type('f4') then 'not a dtype')."""
+    import hipfer as hf
+    assert hf.result_type("f4") == hf.float32
+    assert hf.result_type("i2") == hf.int16
+    with pytest.raises(TypeError):
+        hf.result_type("not a dtype")

@@ -221,7 +221,7 @@ def test_linspace_numpy_extras(be):
     check(y, wy, be)
     assert step == wstep
     assert np.isnan(hf.linspace(0, 1, 1, retstep=True)[1])
-    check(hf.linspace(2.0, 3.0, device=be.device), np.linspace(2.0, 3.0), be)  # num=50
+    check(hf.linspace(2.0, 3.0, 50, device=be.device), np.linspace(2.0, 3.0), be)
     check(hf.linspace([0, 1], [[2], [3]], 3, device=be.device),
           np.linspace([0, 1], [[2], [3]], 3), be)
     z = np.array([1 + 1j, -2j])

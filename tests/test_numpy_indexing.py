@@ -369,13 +369,13 @@ def test_take_along_axis_numpy_signature(be, rng):
     x = rng.standard_normal((3, 4))
     t = hf.asarray(be.asarray(x))
     i = rng.integers(-12, 12, size=5)
-    assert_same(host(hf.take_along_axis(t, hf.asarray(be.asarray(i)), None)),
+    assert_same(host(np.take_along_axis(t, hf.asarray(be.asarray(i)), None)),
                 np.take_along_axis(x, i, None))
     j = np.argsort(x, axis=0)
-    assert_same(host(hf.take_along_axis(t, hf.asarray(be.asarray(j)), 0)),
+    assert_same(host(np.take_along_axis(t, hf.asarray(be.asarray(j)), 0)),
                 np.take_along_axis(x, j, 0))
     with pytest.raises(ValueError, match="1-d"):
-        hf.take_along_axis(t, hf.asarray(be.asarray(j)), None)
+        np.take_along_axis(t, hf.asarray(be.asarray(j)), None)
 
 
 # ------------------------------------------------------------ NumPy dispatch
