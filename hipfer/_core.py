@@ -177,3 +177,26 @@ def operands(a, b, read_only: bool = False):
     else:
         s = scalar_like(s, dt, t)
     return (t, s, dt) if ta else (s, t, dt)
+
+
+def store_out(res, out, who: str, *, allow_broadcast: bool = False):
+    """res, or res written into out under NumPy's rules for out= (a Tensor of res's shape
+    -- or one res broadcasts to, for ufuncs -- and 'same_kind' casting) and out returned.
+    who: the function as the user called it, for the messages ("hipfer.nansum",
+    "numpy.add()", "ndarray.sum()"). A 1-tuple out (NumPy's ufunc spelling) is its item."""
+    if out is None:
+        return res
+    if isinstance(out, tuple) and len(out) == 1:
+        out = out[0]
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{who}: out must be a hipfer Tensor, got {type(out).__name__}")
+    if not isinstance(res, Tensor):
+        raise TypeError(f"{who}: out= is not supported for this function")
+    if res.shape != out.shape and not (
+            allow_broadcast and np.broadcast_shapes(res.shape, out.shape) == out.shape):
+        raise ValueError(f"{who}: out has shape {out.shape}, the result has shape {res.shape}")
+    if not np.can_cast(res.dtype, out.dtype, "same_kind"):
+        raise TypeError(f"{who}: cannot cast the result from {res.dtype} to {out.dtype} with "
+                        "casting rule 'same_kind'")
+    out[...] = cast(res, out.dtype)
+    return out

@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from . import _dtypes, fft, linalg
-from ._core import cast
+from ._core import cast, store_out
 from ._creation import arange, asarray, zeros
 from ._elementwise import (abs as abs_, bitwise_and, bitwise_left_shift, bitwise_right_shift,
                            conj, equal, greater, imag, isfinite, isnan, less, less_equal,
@@ -59,19 +59,8 @@ def _axis(axis, ndim: int, fn: str) -> int:
 
 
 def _out(res: Tensor, out, fn: str) -> Tensor:
-    """res stored into out (NumPy's 'same_kind' rule, same shape), or res when out is None."""
-    if out is None:
-        return res
-    if not isinstance(out, Tensor):
-        raise TypeError(f"hipfer.{fn}: out must be a hipfer Tensor, got {type(out).__name__}")
-    if out.shape != res.shape:
-        raise ValueError(f"hipfer.{fn}: out has shape {out.shape}, the result has shape "
-                         f"{res.shape}")
-    if not np.can_cast(res.dtype, out.dtype, "same_kind"):
-        raise TypeError(f"hipfer.{fn}: cannot cast the result from {res.dtype} to {out.dtype} "
-                        "with casting rule 'same_kind'")
-    out[...] = cast(res, out.dtype)
-    return out
+    """res, or res written into out (NumPy's out= rules: _core.store_out) and out returned."""
+    return store_out(res, out, f"hipfer.{fn}")
 
 
 def _broadcast(fn: str, *shapes) -> tuple:

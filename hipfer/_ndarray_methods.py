@@ -49,7 +49,7 @@ import pickle
 import numpy as np
 
 from . import _dtypes, _tensor
-from ._core import materialize
+from ._core import materialize, store_out
 from ._creation import arange, asarray, full
 from ._data_type_functions import astype as _astype
 from ._elementwise import (abs as _abs, add, clip as _clip, conj, divide, imag as _imag,
@@ -102,17 +102,8 @@ def _operand(v, x: Tensor) -> Tensor:
 
 
 def _out(res: Tensor, out, name: str) -> Tensor:
-    """res, or res stored into out (a Tensor of res's shape) and out returned."""
-    if out is None:
-        return res
-    if isinstance(out, tuple) and len(out) == 1:
-        out = out[0]
-    if not isinstance(out, Tensor):
-        raise TypeError(f"{name}(): out must be a hipfer Tensor, got {type(out).__name__}")
-    if out.shape != res.shape:
-        raise ValueError(f"{name}(): out has shape {out.shape}, the result has {res.shape}")
-    out[...] = res
-    return out
+    """res, or res written into out (NumPy's out= rules: _core.store_out) and out returned."""
+    return store_out(res, out, f"{name}()")
 
 
 def _reduced_axes(axis, ndim) -> tuple:

@@ -51,7 +51,7 @@ import inspect
 
 import numpy as np
 
-from ._core import cast
+from ._core import cast, store_out
 from ._creation import asarray, zeros
 from ._indexing import index_put
 from ._elementwise import where as _where
@@ -350,19 +350,8 @@ def _call(qual: str, np_name: str, np_sig, fn, takes_ns, args, kwargs, device,
 
 # ------------------------------------------------------------------ out= / where=
 def _store(qual: str, res, out: Tensor, allow_broadcast: bool) -> Tensor:
-    """res written into out under NumPy's rules for out= ('same_kind' casting)."""
-    if not isinstance(res, Tensor):
-        raise TypeError(f"{qual}(): out= is not supported for this function")
-    if not np.can_cast(res.dtype, out.dtype, "same_kind"):
-        raise TypeError(f"{qual}(): cannot cast the output from {res.dtype} to "
-                        f"{out.dtype} with casting rule 'same_kind'")
-    if res.shape != out.shape:
-        ok = allow_broadcast and np.broadcast_shapes(res.shape, out.shape) == out.shape
-        if not ok:
-            raise ValueError(f"{qual}(): out has shape {out.shape}, the result has shape "
-                             f"{res.shape}")
-    out[...] = cast(res, out.dtype)
-    return out
+    """res written into out under NumPy's rules for out= (_core.store_out)."""
+    return store_out(res, out, f"{qual}()", allow_broadcast=allow_broadcast)
 
 
 def _out_tuple(out):

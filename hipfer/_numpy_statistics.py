@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from . import _dtypes
-from ._core import cast
+from ._core import cast, store_out as _store_out
 from ._creation import arange, asarray, full
 from ._elementwise import (add, ceil, clip, conj, divide, equal, floor, greater_equal, imag,
                            isfinite, isnan, less, less_equal, logical_and, logical_not, logical_or,
@@ -44,19 +44,8 @@ def as_tensor(a, like: Tensor | None = None) -> Tensor:
 
 
 def store_out(res: Tensor, out, fn: str) -> Tensor:
-    """res, or res written into out (a Tensor of res's shape, NumPy's 'same_kind' cast)
-    and out returned."""
-    if out is None:
-        return res
-    if not isinstance(out, Tensor):
-        raise TypeError(f"hipfer.{fn}: out must be a hipfer Tensor, got {type(out).__name__}")
-    if out.shape != res.shape:
-        raise ValueError(f"hipfer.{fn}: out has shape {out.shape}, the result has {res.shape}")
-    if not np.can_cast(res.dtype, out.dtype, "same_kind"):
-        raise TypeError(f"hipfer.{fn}: cannot cast the result from {res.dtype} to {out.dtype} "
-                        "with casting rule 'same_kind'")
-    out[...] = cast(res, out.dtype)
-    return out
+    """res, or res written into out (NumPy's out= rules: _core.store_out) and out returned."""
+    return _store_out(res, out, f"hipfer.{fn}")
 
 
 def host_scalar(t: Tensor):
