@@ -20,7 +20,8 @@ from ._views import broadcast_to, diagonal, reshape
 from .prims import descriptors as d
 from .prims.registry import get_backend
 
-__all__ = ["arange", "array", "asanyarray", "asarray", "ascontiguousarray", "asfortranarray",
+__all__ = ["arange", "array", "asanyarray", "asarray", "asarray_chkfinite", "ascontiguousarray",
+           "asfortranarray", "require",
            "copy", "diag", "diagflat", "empty", "empty_like", "eye", "frombuffer",
            "fromfunction", "fromiter", "full", "full_like", "geomspace", "identity", "indices",
            "linspace", "logspace", "meshgrid", "ones", "ones_like", "tri", "tril", "triu",
@@ -490,6 +491,42 @@ def asfortranarray(a, dtype=None, *, like=None) -> Tensor:
     """a as a Fortran-ordered (column-major strided) tensor with at least one axis (a itself
     when it is one)."""
     return array(a, dtype, copy=None, order="F", ndmin=1, like=like)
+
+
+def asarray_chkfinite(a, dtype=None, order=None) -> Tensor:
+    """asarray, checked to hold no NaN or inf (ValueError, as NumPy's); the check reads one
+    bool back (a sync)."""
+    x = array(a, dtype, copy=None, order=order or "K")
+    if x.dtype.kind in "fc":
+        from ._statistical import all as _all
+        from ._elementwise import isfinite
+        if not bool(_all(isfinite(x))):
+            raise ValueError("hipfer.asarray_chkfinite: array must not contain infs or NaNs")
+    return x
+
+
+_REQUIREMENTS = {"C": "C", "C_CONTIGUOUS": "C", "CONTIGUOUS": "C", "F": "F",
+                 "F_CONTIGUOUS": "F", "FORTRAN": "F", "A": "A", "ALIGNED": "A", "W": "W",
+                 "WRITEABLE": "W", "O": "O", "OWNDATA": "O", "E": "E", "ENSUREARRAY": "E"}
+
+
+def require(a, dtype=None, requirements=None, *, like=None) -> Tensor:
+    """NumPy's require: a as a tensor of dtype meeting requirements ('C' / 'F' contiguous,
+    'O' its own data: a copy; 'A' aligned, 'W' writeable and 'E' a base-class array hold
+    for every tensor). a itself when it meets them."""
+    if isinstance(requirements, str):
+        requirements = [requirements]
+    try:
+        req = {_REQUIREMENTS[r.upper()] for r in (requirements or ())}
+    except (KeyError, AttributeError):
+        raise ValueError(f"hipfer.require: unknown requirement in {requirements!r}") from None
+    if "C" in req and "F" in req:
+        raise ValueError("hipfer.require: cannot specify both 'C' and 'F' order")
+    order = "C" if "C" in req else "F" if "F" in req else "K"
+    x = array(a, dtype, copy=None, order=order, like=like)
+    if "O" in req and isinstance(a, Tensor) and x is a:
+        x = copy(x, order="K")
+    return x
 
 
 def copy(a, order="K", subok=False) -> Tensor:

@@ -14,7 +14,8 @@ import numpy as np
 from ._creation import asarray
 from ._tensor import Tensor
 
-__all__ = ["load", "loadtxt", "save", "savetxt", "savez", "savez_compressed"]
+__all__ = ["fromfile", "fromstring", "genfromtxt", "load", "loadtxt", "save", "savetxt",
+           "savez", "savez_compressed"]
 
 
 def _to_host(a):
@@ -116,3 +117,46 @@ def loadtxt(fname, dtype=float, comments="#", delimiter=None, converters=None, s
     if isinstance(out, (tuple, list)):  # unpack=True of a structured dtype
         return tuple(_to_device(o, device, "loadtxt") for o in out)
     return _to_device(out, device, "loadtxt")
+
+
+def fromfile(file, dtype=float, count=-1, sep="", offset=0, *, device=None, like=None):
+    """NumPy's fromfile (raw binary, or text with sep), read on the host and moved to
+    device (or like's device)."""
+    device = like.device if device is None and isinstance(like, Tensor) else device
+    return _to_device(np.fromfile(file, dtype=dtype, count=count, sep=sep, offset=offset),
+                      device, "fromfile")
+
+
+def fromstring(string, dtype=float, count=-1, *, sep, device=None, like=None):
+    """NumPy's fromstring of text (sep is required: NumPy's binary mode is deprecated),
+    parsed on the host and moved to device (or like's device)."""
+    device = like.device if device is None and isinstance(like, Tensor) else device
+    return _to_device(np.fromstring(string, dtype=dtype, count=count, sep=sep), device,
+                      "fromstring")
+
+
+def genfromtxt(fname, dtype=float, comments="#", delimiter=None, skip_header=0,
+               skip_footer=0, converters=None, missing_values=None, filling_values=None,
+               usecols=None, names=None, excludelist=None, deletechars=None,
+               replace_space="_", autostrip=False, case_sensitive=True, defaultfmt="f%i",
+               unpack=None, usemask=False, loose=True, invalid_raise=True, max_rows=None,
+               encoding=None, *, ndmin=0, device=None, like=None):
+    """NumPy's genfromtxt (missing values filled) parsed on the host and moved to device;
+    structured dtypes (names=, dtype=None guessing columns) and masked results are not
+    tensors and are refused."""
+    if usemask:
+        raise TypeError("hipfer.genfromtxt: masked arrays are not tensors (usemask=True)")
+    device = like.device if device is None and isinstance(like, Tensor) else device
+    out = np.genfromtxt(fname, dtype=dtype, comments=comments, delimiter=delimiter,
+                        skip_header=skip_header, skip_footer=skip_footer,
+                        converters=converters, missing_values=missing_values,
+                        filling_values=filling_values, usecols=usecols, names=names,
+                        excludelist=excludelist, deletechars=deletechars,
+                        replace_space=replace_space, autostrip=autostrip,
+                        case_sensitive=case_sensitive, defaultfmt=defaultfmt, unpack=unpack,
+                        loose=loose, invalid_raise=invalid_raise, max_rows=max_rows,
+                        encoding=encoding, ndmin=ndmin)
+    if isinstance(out, (tuple, list)):
+        return tuple(_to_device(o, device, "genfromtxt") for o in out)
+    return _to_device(out, device, "genfromtxt")
+

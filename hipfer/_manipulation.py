@@ -15,7 +15,7 @@ from operator import index as _index
 import numpy as np
 
 from . import _dtypes, _ops
-from ._creation import _in_range, arange, asarray, full, ones, zeros
+from ._creation import _in_range, asarray, full, ones, zeros
 from ._data_type_functions import astype
 from ._indexing import nonzero, scatter, take
 from ._statistical import cumulative_sum, min as smallest

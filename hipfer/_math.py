@@ -10,6 +10,7 @@ read one scalar back (said in their docstrings).
 from __future__ import annotations
 
 import math
+import operator
 import warnings
 
 import numpy as np
@@ -18,9 +19,9 @@ from . import _dtypes, fft, linalg
 from ._core import cast, store_out
 from ._creation import arange, asarray, zeros
 from ._elementwise import (abs as abs_, bitwise_and, bitwise_left_shift, bitwise_right_shift,
-                           conj, equal, greater, imag, isfinite, isnan, less, less_equal,
-                           logical_and, logical_or, multiply, not_equal, real, remainder,
-                           subtract, where)
+                           conj, divide, equal, greater, imag, isfinite, isnan, less,
+                           less_equal, logical_and, logical_or, multiply, not_equal, real,
+                           remainder, round as round_, subtract, where)
 from ._indexing import take
 from ._manipulation import concat, stack
 from ._searching import searchsorted
@@ -30,7 +31,8 @@ from ._tensor import Tensor
 from ._utility import diff
 from ._views import AxisError, broadcast_shapes, broadcast_to, diagonal, flip, moveaxis, reshape
 
-__all__ = ["allclose", "array_equal", "array_equiv", "convolve", "cross", "cumprod", "cumsum",
+__all__ = ["allclose", "around", "array_equal", "array_equiv", "convolve", "cross", "cumprod",
+           "cumsum", "real_if_close",
            "dot", "ediff1d", "gradient", "inner", "interp", "isclose", "kron", "outer",
            "packbits", "trace", "trapezoid", "unpackbits", "unwrap", "vdot"]
 
@@ -74,6 +76,40 @@ def _broadcast(fn: str, *shapes) -> tuple:
 
 def _along(x: Tensor, axis: int, sl: slice) -> Tensor:
     return x[(slice(None),) * axis + (sl,)]
+
+
+# ------------------------------------------------------------------ rounding
+def around(a, decimals=0, out=None) -> Tensor:
+    """NumPy's round/around: half to even at decimals (NumPy's method: scale, round,
+    unscale); integers are unchanged for decimals >= 0 and computed in float64 below."""
+    decimals = operator.index(decimals)
+    x = _arr(a)
+    if x.dtype.kind in "biu":
+        if decimals >= 0:
+            return _out(x if out is not None else asarray(x, copy=True), out, "around")
+        f = 10.0 ** -decimals
+        r = cast(multiply(round_(divide(cast(x, _dtypes.float64), f)), f), x.dtype)
+        return _out(r, out, "around")
+    if decimals == 0:
+        return _out(round_(x), out, "around")
+    f = 10.0 ** abs(decimals)
+    r = divide(round_(multiply(x, f)), f) if decimals > 0 else multiply(round_(divide(x, f)), f)
+    return _out(r, out, "around")
+
+
+def real_if_close(a, tol=100) -> Tensor:
+    """NumPy's real_if_close: a's real part when a is complex and every imaginary part is
+    below tol (in machine epsilons when tol > 1), else a. The answer's dtype depends on the
+    data: one sync of one bool."""
+    x = _arr(a)
+    if x.dtype.kind != "c":
+        return x
+    re_dt = _dtypes.as_dtype(np.finfo(x.dtype).dtype)
+    if tol > 1:
+        tol = np.finfo(re_dt).eps * tol
+    if bool(all_(less(abs_(imag(x)), tol))):
+        return real(x)
+    return x
 
 
 # ------------------------------------------------------------------ scans

@@ -54,11 +54,11 @@ from ._creation import arange, asarray, full
 from ._data_type_functions import astype as _astype
 from ._elementwise import (abs as _abs, add, clip as _clip, conj, divide, imag as _imag,
                            maximum, minimum, multiply, negative, real as _real,
-                           remainder, round as _round, sqrt, square, subtract,
+                           remainder, sqrt, square, subtract,
                            where as _where)
 from ._indexing import nonzero as _nonzero, take as _take, take_along_axis
 from ._linear_algebra import matmul
-from ._manipulation import concat, repeat as _repeat
+from ._manipulation import repeat as _repeat
 from ._searching import argmax as _argmax, argmin as _argmin, searchsorted as _searchsorted
 from ._sorting import argsort as _argsort, sort as _sort
 from ._statistical import (all as _all, any as _any, cumulative_prod, cumulative_sum,
@@ -650,24 +650,9 @@ def clip(self, min=None, max=None, out=None, **kwargs):  # noqa: A002 - NumPy's 
 
 
 def round(self, decimals=0, out=None):  # noqa: A001 - NumPy's name
-    """numpy.ndarray.round: half to even at decimals (NumPy's method: scale, round,
-    unscale; integers computed in float64 for negative decimals)."""
-    decimals = operator.index(decimals)
-    x = self
-    if x.dtype.kind in "biu":
-        if decimals >= 0:
-            return _out(copy(x), out, "round")
-        f = 10.0 ** -decimals
-        r = _astype(multiply(_round(divide(_astype(x, _dtypes.default_float), f)), f), x.dtype)
-        return _out(r, out, "round")
-    if decimals == 0:
-        return _out(_round(x), out, "round")
-    f = 10.0 ** builtins.abs(decimals)
-    if decimals > 0:
-        r = divide(_round(multiply(x, f)), f)
-    else:
-        r = multiply(_round(divide(x, f)), f)
-    return _out(r, out, "round")
+    """numpy.ndarray.round: hipfer.around (half to even at decimals)."""
+    from ._math import around
+    return around(self, decimals, out)
 
 
 # ---------------------------------------------------------------- sorting and searching

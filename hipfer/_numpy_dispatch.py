@@ -61,7 +61,7 @@ from ._views import broadcast_to, diagonal, moveaxis, reshape
 
 #: NumPy name -> hipfer name, where they differ (ufuncs and functions alike)
 ALIASES = {
-    "amax": "max", "amin": "min",
+    "amax": "max", "amin": "min", "round": "around",  # np.round has decimals=
 }
 
 #: per NumPy function: NumPy parameter name -> hipfer parameter name

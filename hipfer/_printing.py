@@ -14,8 +14,9 @@ import numpy as np
 from ._manipulation import concat
 from ._tensor import Tensor
 
-__all__ = ["array2string", "array_repr", "array_str", "get_printoptions", "printoptions",
-           "set_printoptions"]
+__all__ = ["array2string", "array_repr", "array_str", "base_repr", "binary_repr",
+           "format_float_positional", "format_float_scientific", "get_printoptions",
+           "printoptions", "set_printoptions"]
 
 
 def _corners(x: Tensor, axis: int, edge: int) -> Tensor:
@@ -106,3 +107,41 @@ def get_printoptions():
 def printoptions(*args, **kwargs):
     """A context manager setting NumPy's (and so hipfer's) print options in the block."""
     return np.printoptions(*args, **kwargs)
+
+
+# ------------------------------------------------------------------ one number as text
+def _value(x):
+    """A Python or NumPy scalar as it is; a 0-d tensor's value (one explicit sync)."""
+    if isinstance(x, Tensor):
+        if x.ndim:
+            raise TypeError(f"expected a scalar or a 0-d tensor, got a {x.ndim}-d tensor")
+        return x.to_device("cpu")._data[()]
+    return x
+
+
+def binary_repr(num, width=None) -> str:
+    """NumPy's binary_repr: num (an int or a 0-d integer tensor) in base 2, two's
+    complement of width bits for negative numbers when width is given."""
+    return np.binary_repr(int(_value(num)), width)
+
+
+def base_repr(number, base=2, padding=0) -> str:
+    """NumPy's base_repr: number (an int or a 0-d integer tensor) in base (2..36), with
+    padding zeros on the left."""
+    return np.base_repr(int(_value(number)), base, padding)
+
+
+def format_float_positional(x, precision=None, unique=True, fractional=True, trim="k",
+                            sign=False, pad_left=None, pad_right=None, min_digits=None) -> str:
+    """NumPy's format_float_positional of a float or a 0-d float tensor (its value and
+    dtype: float16/32 print their own shortest digits)."""
+    return np.format_float_positional(_value(x), precision, unique, fractional, trim, sign,
+                                      pad_left, pad_right, min_digits)
+
+
+def format_float_scientific(x, precision=None, unique=True, trim="k", sign=False,
+                            pad_left=None, exp_digits=None, min_digits=None) -> str:
+    """NumPy's format_float_scientific of a float or a 0-d float tensor."""
+    return np.format_float_scientific(_value(x), precision, unique, trim, sign, pad_left,
+                                      exp_digits, min_digits)
+

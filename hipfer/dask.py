@@ -288,7 +288,6 @@ def register_serialization() -> None:
     global _SERIALIZATION
     if _SERIALIZATION:
         return
-    from distributed.protocol import deserialize, serialize  # noqa: F401
     from distributed.protocol.cuda import cuda_deserialize, cuda_serialize
     from distributed.protocol.serialize import dask_deserialize, dask_serialize
 

@@ -483,6 +483,86 @@ class Generator:
         k = _pick(p == 1, 1.0, _ew.ceil(_ew.log1p(-u) / q))
         return _dtf.astype(_ew.maximum(k, 1.0), _dtypes.int64)
 
+    def power(self, a, size=None) -> Tensor:
+        """Power distribution on [0, 1] with exponent a - 1: (1 - exp(-E)) ** (1 / a)
+        for E standard exponential, NumPy's formula."""
+        name = "hipfer.random.Generator.power"
+        a = self._param(a, name, "a")
+        shape = self._size(name, size, a)
+        self._check(name, (a <= 0) | (a != a) if _is_t(a) else not a > 0,
+                    "a <= 0 or a is NaN")
+        return _ew.pow(-_ew.expm1(-self._exp(shape)), 1.0 / a)
+
+    def logseries(self, p, size=None) -> Tensor:
+        """Logarithmic series counts (int64, >= 1): Kemp's algorithm as NumPy runs it, on
+        two uniforms per element; the rare rejected element (a count below 1 or V == 0)
+        draws again from fresh counters, at most 16 rounds (then 1, the mode)."""
+        name = "hipfer.random.Generator.logseries"
+        p = self._param(p, name, "p")
+        shape = self._size(name, size, p)
+        self._check(name, (p < 0) | (p >= 1) | (p != p) if _is_t(p) else not 0 <= p < 1,
+                    "p < 0, p >= 1 or p is NaN")
+        r = _ew.log1p(-_as_tensor(p, self._where()))
+        result = None
+        todo = None
+        for _ in range(16):
+            v, u = self._u(shape), self._u(shape)
+            q = -_ew.expm1(r * u)
+            k = _ew.floor(1.0 + _ew.log(v) / _ew.log(q))
+            inner = v <= q * q
+            k = _pick(v >= p, 1.0, _pick(inner, k, 2.0 - _dtf.astype(v >= q, _dtypes.float64)))
+            bad = inner & ((k < 1) | (v == 0)) & (v < p)
+            result = k if result is None else _pick(todo, k, result)
+            todo = bad if todo is None else todo & bad
+            if not _any(todo):
+                break
+        result = _pick(todo, 1.0, result)
+        return _dtf.astype(result, _dtypes.int64)
+
+    def hypergeometric(self, ngood, nbad, nsample, size=None) -> Tensor:
+        """Good items among nsample drawn without replacement from ngood good and nbad bad
+        ones (int64): the urn drawn one item at a time, each draw one uniform per element,
+        over min(nsample, total - nsample) draws (the smaller side, by symmetry) -- that
+        many passes, and one read of their number when the parameters are tensors."""
+        name = "hipfer.random.Generator.hypergeometric"
+        args = [self._param(v, name, w, _dtypes.int64)
+                for v, w in ((ngood, "ngood"), (nbad, "nbad"), (nsample, "nsample"))]
+        g, b, n = args
+        shape = self._size(name, size, g, b, n)
+        self._check(name, g < 0, "ngood < 0")
+        self._check(name, b < 0, "nbad < 0")
+        self._check(name, n < 0, "nsample < 0")
+        total = g + b
+        self._check(name, total < n, "ngood + nbad < nsample")
+        self._check(name, total > 10**9, "ngood + nbad > 10**9")
+        dev = self._where()
+        g, total, n = (_dtf.astype(_as_tensor(v, dev), _dtypes.float64) for v in (g, total, n))
+        small = _ew.minimum(n, total - n)  # draws actually made
+        steps = int(_st.max(small)) if small.size else 0
+        good = _vw.broadcast_to(g, shape) * 1.0
+        left = _vw.broadcast_to(total, shape) * 1.0
+        for i in range(steps):
+            live = small > i
+            took = live & (self._u(shape) * left < good)
+            good = good - _dtf.astype(took, _dtypes.float64)
+            left = left - _dtf.astype(live, _dtypes.float64)
+        drawn = g - good  # good items among the `small` drawn
+        # nsample > total / 2: the drawn items are the ones left out
+        res = _pick(n > total - n, g - drawn, drawn)
+        return _dtf.astype(_vw.broadcast_to(res, shape), _dtypes.int64)
+
+    def f(self, dfnum, dfden, size=None) -> Tensor:
+        """Fisher's F: (chisquare(dfnum) / dfnum) / (chisquare(dfden) / dfden)."""
+        name = "hipfer.random.Generator.f"
+        dfnum = self._param(dfnum, name, "dfnum")
+        dfden = self._param(dfden, name, "dfden")
+        shape = self._size(name, size, dfnum, dfden)
+        self._check(name, dfnum <= 0, "dfnum <= 0")
+        self._check(name, dfden <= 0, "dfden <= 0")
+        num = 2.0 * _ew.exp(self._log_gamma(dfnum / 2.0, shape)) / dfnum
+        den = 2.0 * _ew.exp(self._log_gamma(dfden / 2.0, shape)) / dfden
+        return num / den
+
     # ------------------------------------------------------------------ gamma family
     def _sample(self, desc, params, shape):
         """A parametric sampler prim (LogGamma, Poisson, Binomial) on float64 parameters

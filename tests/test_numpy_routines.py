@@ -166,3 +166,122 @@ def test_piecewise(be):
                                   np.piecewise(i, [i < 0], [lambda v: v * 2, 9]))
     with pytest.raises(ValueError, match="piecewise"):
         hf.piecewise(t, [t < 0], [1, 2, 3])
+
+
+# ------------------------------------------------------------------ around, real_if_close
+@pytest.mark.parametrize("dt", [np.float16, np.float32, np.float64, np.complex128, np.int32,
+                                np.uint8, np.int64])
+@pytest.mark.parametrize("decimals", [-2, -1, 0, 1, 3])
+def test_around(be, dt, decimals):
+    rng = np.random.default_rng(6)
+    a = random_array(rng, (3, 5), dt, special=True, scale=300.0)
+    if np.dtype(dt).kind in "iu":
+        a = (a.astype(np.int64) % 1000).astype(dt)
+    t = hf.asarray(a, device=be.device)
+    want = np.round(a, decimals)
+    for got in (hf.around(t, decimals), np.round(t, decimals), np.around(t, decimals),
+                t.round(decimals), hf.around(t.mT, decimals).mT):
+        assert isinstance(got, hf.Tensor) and got.dtype == want.dtype
+        np.testing.assert_allclose(host(got), want, rtol=1e-6 if dt == np.float32 else 1e-3
+                                   if dt == np.float16 else 1e-12, equal_nan=True)
+    out = hf.empty(a.shape, dtype=np.result_type(dt, np.float64), device=be.device)
+    assert np.round(t, decimals, out=out) is out
+
+
+def test_real_if_close(be):
+    a = np.array([1 + 1e-15j, 2 - 3e-16j])
+    t = hf.asarray(a, device=be.device)
+    r = hf.real_if_close(t)
+    assert r.dtype == np.float64 and np.array_equal(host(r), np.real_if_close(a))
+    b = np.array([1 + 1e-3j])
+    assert hf.real_if_close(hf.asarray(b, device=be.device)).dtype == np.complex128
+    assert hf.real_if_close(hf.asarray(b, device=be.device), tol=1e-2).dtype == np.float64
+    x = hf.ones((2,), device=be.device)
+    assert hf.real_if_close(x) is x and np.real_if_close(x) is x
+
+
+# ------------------------------------------------------------------ require, chkfinite
+def test_require_and_asarray_chkfinite(be):
+    a = np.arange(12.0).reshape(3, 4)
+    t = hf.asarray(a, device=be.device)
+    assert hf.require(t) is t  # (np.require has no NEP 18 dispatch: NumPy converts)
+    c = hf.require(t.mT, requirements="C")
+    assert c.strides == (3, 1) and np.array_equal(host(c), a.T)
+    f = hf.require(t, np.float32, ["F", "A"])
+    assert f.dtype == np.float32 and hf.isfortran(f)
+    assert hf.require(t, requirements="O") is not t
+    with pytest.raises(ValueError, match="require"):
+        hf.require(t, requirements="CF")
+    with pytest.raises(ValueError, match="require"):
+        hf.require(t, requirements="Q")
+    assert np.array_equal(host(hf.asarray_chkfinite(t)), a)
+    for bad in (np.nan, np.inf, -np.inf):
+        b = a.copy()
+        b[1, 2] = bad
+        with pytest.raises(ValueError, match="infs or NaNs"):
+            hf.asarray_chkfinite(hf.asarray(b, device=be.device))
+
+
+# ------------------------------------------------------------------ numbers as text
+def test_number_formatting(be):
+    for v in (5, -5, 0, 255):
+        t = hf.asarray(v, device=be.device)
+        assert hf.binary_repr(t) == np.binary_repr(v)
+        assert hf.binary_repr(t, 10) == np.binary_repr(v, 10)
+        assert hf.base_repr(abs(v), 16, 2) == np.base_repr(abs(v), 16, 2)
+    for v in (np.float32(0.1), np.float16(3.14), np.float64(1e-300), 2.5):
+        t = hf.asarray(v, device=be.device)
+        assert hf.format_float_positional(t) == np.format_float_positional(v)
+        assert hf.format_float_scientific(t, 4) == np.format_float_scientific(v, 4)
+    with pytest.raises(TypeError, match="0-d"):
+        hf.binary_repr(hf.ones((2,), dtype=hf.int64, device=be.device))
+
+
+# ------------------------------------------------------------------ text and raw files
+def test_text_and_raw_files(be, tmp_path):
+    import io
+    a = np.random.default_rng(7).standard_normal((4, 3))
+    path = tmp_path / "raw.bin"
+    a.tofile(path)
+    got = hf.fromfile(path, device=be.device)
+    assert got.device == be.device and np.array_equal(host(got), a.ravel())
+    got = hf.fromstring("1, 2, 3.5", sep=",", device=be.device)
+    assert np.array_equal(host(got), np.fromstring("1, 2, 3.5", sep=","))
+    text = "# c\n1,2,3\n4,,6\n"
+    got = hf.genfromtxt(io.StringIO(text), delimiter=",", device=be.device)
+    np.testing.assert_array_equal(host(got), np.genfromtxt(io.StringIO(text), delimiter=","))
+    got = hf.genfromtxt(io.StringIO(text), delimiter=",", filling_values=-1, unpack=True)
+    assert len(got) == 3 and np.array_equal(host(got[1]), [2.0, -1.0])
+    with pytest.raises(TypeError, match="masked"):
+        hf.genfromtxt(io.StringIO(text), delimiter=",", usemask=True)
+
+
+# ------------------------------------------------------------------ the last Generator methods
+def test_generator_f_power_logseries_hypergeometric(be):
+    st = pytest.importorskip("scipy.stats")
+    g = hf.random.default_rng(11, device=be.device)
+    n = 20000
+    x = host(g.f(3.0, 7.0, n))
+    assert st.kstest(x, st.f(3, 7).cdf).pvalue > 1e-4
+    x = host(g.power(2.5, n))
+    assert x.min() >= 0 and x.max() <= 1 and st.kstest(x, st.powerlaw(2.5).cdf).pvalue > 1e-4
+    x = host(g.logseries(0.7, n))
+    assert x.dtype == np.int64 and x.min() >= 1
+    counts = np.bincount(x, minlength=8)[1:8] / n
+    np.testing.assert_allclose(counts, st.logser(0.7).pmf(np.arange(1, 8)), atol=0.015)
+    for ng, nb, ns in ((30, 20, 12), (30, 20, 45), (5, 0, 3), (0, 5, 3), (7, 9, 16)):
+        x = host(g.hypergeometric(ng, nb, ns, n))
+        d = st.hypergeom(ng + nb, ng, ns)
+        assert x.min() >= d.support()[0] and x.max() <= d.support()[1]
+        assert abs(x.mean() - d.mean()) < 5 * np.sqrt(d.var() / n) + 1e-9
+    # tensor parameters broadcast against size
+    x = g.hypergeometric(hf.asarray(np.array([5, 10]), device=be.device), 3, 4, (50, 2))
+    assert x.shape == (50, 2) and int(hf.max(x[:, 0])) <= 4
+    # reproducible, and the errors name the method
+    assert np.array_equal(host(hf.random.default_rng(3).logseries(0.5, 10)),
+                          host(hf.random.default_rng(3).logseries(0.5, 10)))
+    for call, what in ((lambda: g.f(0, 1), "dfnum"), (lambda: g.power(-1), "power"),
+                       (lambda: g.logseries(1.0), "logseries"),
+                       (lambda: g.hypergeometric(2, 2, 5), "nsample")):
+        with pytest.raises(ValueError, match=what):
+            call()
