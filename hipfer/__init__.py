@@ -73,7 +73,7 @@ from ._histograms import *  # noqa: E402,F401,F403
 
 
 # The linalg and fft extensions; tensordot and vecdot are also main-namespace functions.
-from . import fft, linalg  # noqa: E402,F401
+from . import fft, lib, linalg  # noqa: E402,F401
 from .linalg import tensordot, vecdot  # noqa: E402,F401
 from ._einsum import einsum, einsum_path, einsum_vjp, einsum_vjp_subscripts  # noqa: E402,F401
 

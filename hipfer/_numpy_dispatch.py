@@ -175,9 +175,10 @@ def target(module: str, name: str):
 
 
 def _module_of(func) -> str:
-    """'numpy', 'numpy.linalg' or 'numpy.fft' for NumPy's functions (else the module)."""
+    """'numpy', 'numpy.linalg', 'numpy.fft' or 'numpy.lib.stride_tricks' for NumPy's
+    functions (else the module)."""
     mod = getattr(func, "__module__", None) or "numpy"
-    for known in ("numpy.linalg", "numpy.fft"):
+    for known in ("numpy.linalg", "numpy.fft", "numpy.lib.stride_tricks"):
         if mod.startswith(known):
             return known
     return "numpy" if mod.startswith("numpy") else mod
@@ -553,7 +554,8 @@ def array_function(self, func, types, args, kwargs):
 def install(tensor_cls, namespace) -> None:
     """Put the protocols on the Tensor (namespace: the hipfer module)."""
     _NS.update({"numpy": namespace, "numpy.linalg": namespace.linalg,
-                "numpy.fft": namespace.fft})
+                "numpy.fft": namespace.fft,
+                "numpy.lib.stride_tricks": namespace.lib.stride_tricks})
     _TARGETS.clear()
     tensor_cls.__array_ufunc__ = array_ufunc
     tensor_cls.__array_function__ = array_function

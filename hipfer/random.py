@@ -49,7 +49,7 @@ from ._tensor import Tensor
 from .prims import counter_rng as _counter_rng
 from .prims import descriptors as _d
 
-__all__ = ["Generator", "default_rng"]
+__all__ = ["Generator", "Philox", "default_rng"]
 
 _M64 = (1 << 64) - 1
 
@@ -822,12 +822,35 @@ def _mix(z: Tensor) -> Tensor:
     return z ^ (z >> _np.uint64(31))
 
 
+class Philox:
+    """A seed holder in the shape of NumPy's bit generators (``_seed_seq``, made from an
+    int, a SeedSequence or None), for code that builds generators from one -- Dask's
+    ``da.random.default_rng`` spawns one per block. ``default_rng(philox)`` gives the
+    hipfer Generator of its seed; the counter-based streams themselves are hipfer's."""
+
+    def __init__(self, seed=None):
+        self._seed_seq = (seed if isinstance(seed, _np.random.SeedSequence)
+                          else _np.random.SeedSequence(seed))
+
+    @property
+    def seed_seq(self):
+        return self._seed_seq
+
+    def spawn(self, n_children: int) -> list:
+        return [Philox(s) for s in self._seed_seq.spawn(n_children)]
+
+    def __repr__(self):
+        return f"hipfer.random.Philox(entropy={self._seed_seq.entropy})"
+
+
 def default_rng(seed=None, *, device=None) -> Generator:
     """NumPy's default_rng: seed=None draws fresh entropy (_os.urandom), an int (or a
-    sequence of ints) gives a reproducible stream, a Generator is returned as is.
-    device= (a hipfer extension) picks where the draws live."""
+    sequence of ints, a SeedSequence, a Philox) gives a reproducible stream, a Generator
+    is returned as is. device= (a hipfer extension) picks where the draws live."""
     if isinstance(seed, Generator):
         return seed
+    if isinstance(seed, Philox):
+        seed = seed.seed_seq
     return Generator(seed, device=device)
 
 del annotations  # the __future__ feature, not an API name

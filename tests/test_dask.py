@@ -170,6 +170,23 @@ def test_array_backend_hipfer():
             np.testing.assert_array_equal(host(out), want)
 
 
+def test_random_under_the_hipfer_backend():
+    with dask.config.set({"array.backend": "hipfer"}):
+        rng = da.random.default_rng(5)
+        x = rng.random((8, 6), chunks=4, dtype="float32")
+        z = rng.standard_normal((10,), chunks=5)
+        legacy = da.random.random((8, 6), chunks=4)
+    for a, dt in ((x, np.float32), (z, np.float64), (legacy, np.float64)):
+        assert isinstance(a._meta, hf.Tensor)
+        out = host(compute(a))
+        assert out.dtype == dt and np.isfinite(out).all()
+    u = host(compute(x))
+    assert 0 <= u.min() and u.max() < 1 and len(np.unique(u)) > 40
+    np.testing.assert_array_equal(host(compute(x)), u)  # one graph, one answer
+    # the blocks draw different streams
+    assert not np.array_equal(u[:4, :4], u[4:, :4])
+
+
 def test_to_hipfer_and_back(data):
     a, _ = data
     x = da.from_array(a, chunks=5)  # NumPy chunks (host data the user gave)
@@ -234,3 +251,24 @@ def test_submit_hipfer_functions(client):
     [remote] = client.scatter([t])
     out = client.submit(hf.cumulative_sum, remote).result()
     np.testing.assert_array_equal(host(out), np.cumsum(np.arange(10.0)))
+
+
+def _workloads():
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+    import dask_workloads
+    return dask_workloads
+
+
+def test_example_workloads_local():
+    """examples/dask_workloads.py at a small size (each checked against NumPy there)."""
+    pytest.importorskip("xarray")
+    times = _workloads().run(n=64, chunk=16)
+    assert set(times) == set(_workloads().WORKLOADS)
+
+
+def test_example_workloads_on_the_cluster(client):
+    pytest.importorskip("xarray")
+    with dask.config.set(scheduler=client):
+        _workloads().run(n=64, chunk=16, only=["reduction", "matmul chain",
+                                               "tall-skinny QR/SVD", "einsum/tensordot"])

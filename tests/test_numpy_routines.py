@@ -285,3 +285,35 @@ def test_generator_f_power_logseries_hypergeometric(be):
                        (lambda: g.hypergeometric(2, 2, 5), "nsample")):
         with pytest.raises(ValueError, match=what):
             call()
+
+
+# ------------------------------------------------------------------ stride tricks
+@pytest.mark.parametrize("window,axis", [((2, 3), None), (3, 1), ((2, 2), (0, 0)), (1, -1),
+                                         ((4, 5), None)])
+def test_sliding_window_view(be, window, axis):
+    a = random_array(np.random.default_rng(8), (4, 5), np.float32)
+    t = hf.asarray(a, device=be.device)
+    want = np.lib.stride_tricks.sliding_window_view(a, window, axis)
+    for got in (hf.lib.stride_tricks.sliding_window_view(t, window, axis),
+                np.lib.stride_tricks.sliding_window_view(t, window, axis)):
+        assert isinstance(got, hf.Tensor) and got.shape == want.shape
+        np.testing.assert_array_equal(host(got), want)
+    v = hf.lib.stride_tricks.sliding_window_view(t[:, ::-2], 2, axis=0)
+    np.testing.assert_array_equal(host(v), np.lib.stride_tricks.sliding_window_view(
+        a[:, ::-2], 2, axis=0))
+
+
+def test_stride_tricks_errors_and_as_strided(be):
+    t = hf.asarray(np.arange(10.0), device=be.device)
+    st = hf.lib.stride_tricks
+    with pytest.raises(ValueError, match="larger than input"):
+        st.sliding_window_view(t, 11)
+    with pytest.raises(ValueError, match="negative"):
+        st.sliding_window_view(t, -1)
+    with pytest.raises(np.exceptions.AxisError):
+        st.sliding_window_view(t, 2, axis=1)
+    v = st.as_strided(t, shape=(4, 3), strides=(16, 8))
+    np.testing.assert_array_equal(host(v), np.lib.stride_tricks.as_strided(
+        np.arange(10.0), shape=(4, 3), strides=(16, 8)))
+    with pytest.raises(ValueError, match="multiples"):
+        st.as_strided(t, shape=(2,), strides=(3,))

@@ -50,7 +50,6 @@ OPS = {
     "coarsen": lambda d: d.coarsen(x=3).mean(),
     "concat": lambda d: xr.concat([d, d * 2], "x"),
     "dot": lambda d: xr.dot(d.fillna(0), d.fillna(0), dim="y"),
-    "interp": lambda d: d.fillna(0).interp(x=[0.5, 3.25, 7.0]),
     "transpose": lambda d: d.T,
 }
 
@@ -63,6 +62,16 @@ def test_dataarray_keeps_hipfer(name, pair):
     assert got.dims == want.dims and got.shape == want.shape
     np.testing.assert_allclose(np.asarray(got.data, copy=True), want.values, rtol=1e-12,
                                atol=1e-12, equal_nan=True)
+
+
+def test_interp_is_refused_not_copied(pair):
+    """xarray's interp (scipy.interpolate.interp1d) and interpolate_na (np.vectorize)
+    convert to NumPy inside xarray: refused, as for GPU data, never a silent host copy."""
+    d, _ = pair
+    with pytest.raises(TypeError, match="implicitly"):
+        d.fillna(0).interp(x=[0.5, 3.25, 7.0])
+    with pytest.raises(TypeError, match="implicitly"):
+        d.interpolate_na("x")
 
 
 def test_to_numpy_is_an_explicit_copy(pair):
