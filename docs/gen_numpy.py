@@ -39,8 +39,12 @@ CUPY_SURFACE = ROOT / "tests" / "data" / "cupy_api_14.2.0.txt"
 CUPY_MODULES = {"numpy": "cupy", "numpy.linalg": "cupy.linalg", "numpy.fft": "cupy.fft",
                 "numpy.random.Generator": "cupy.random.Generator"}
 
-#: NumPy names hipfer leaves out on purpose: (module, name) -> the reason (the notes column)
-LEFT_OUT: dict = {}
+#: NumPy names hipfer leaves out on purpose: (module, name) -> the reason (the notes column;
+#: names of older NumPys too, which CuPy still has)
+LEFT_OUT: dict = {
+    ("numpy", "in1d"): "deprecated in NumPy 2.0 and removed in 2.4: use isin",
+    ("numpy", "trapz"): "deprecated in NumPy 2.0 and removed in 2.4: use trapezoid",
+}
 
 #: the backends of a function that does not run on both (the backends column)
 BACKENDS: dict = {}

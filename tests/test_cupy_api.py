@@ -53,11 +53,6 @@ ALLOWED = {
         "Factorize.supports False and why_not say it needs CuPy >= 14; _solver looks the "
         "name up per kind, for supported kinds only", _LINALG_SITES),
     "cupy.linalg.eigvals": ("as cupy.linalg.eig", "as cupy.linalg.eig", _LINALG_SITES),
-    "cupyx.cusolver.check_availability": (
-        "not recorded for 13.3 (cupyx.cusolver is not scanned); asked only for 'geev'",
-        "backends/cupy/linalg.py: _has_geev imports it inside try/except ImportError, "
-        "AttributeError, KeyError, ValueError and then answers True (CuPy's eig says why)",
-        frozenset({("backends/cupy/linalg.py", "_has_geev")})),
     "cupy._environment._get_hipcc_include_dirs": (
         "CuPy 14.1 gives HIP RawModules hipcc's include dirs",
         "backends/cupy/_engine.py: _rtc_options reads it with getattr(..., None) and adds "
