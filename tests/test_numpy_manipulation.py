@@ -427,7 +427,10 @@ def test_trim_zeros(be, rng, dtype):
     t = T(be, a)
     for trim in ("fb", "f", "b", "BF"):
         for axis in (None, 0, -1, (0, 1)):
-            check(hf.trim_zeros(t, trim, axis), np.trim_zeros(a, trim, axis), be)
+            np_axis = axis
+            if axis == (0, 1) and np.lib.NumpyVersion(np.__version__) < "2.4.0":
+                np_axis = None  # NumPy < 2.4 (before gh-29947) takes no axis tuple; all axes
+            check(hf.trim_zeros(t, trim, axis), np.trim_zeros(a, trim, np_axis), be)
         check(hf.trim_zeros(t[2], trim), np.trim_zeros(a[2], trim), be)
         check(hf.trim_zeros(t[0], trim), np.trim_zeros(a[0], trim), be)
         check(hf.trim_zeros(t[:0, 0], trim), np.trim_zeros(a[:0, 0], trim), be)
