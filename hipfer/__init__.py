@@ -38,6 +38,7 @@ from ._searching import *  # noqa: F401,F403
 from ._sets import *  # noqa: F401,F403
 from ._introspection import *  # noqa: F401,F403
 from ._functional import *  # noqa: F401,F403
+from ._fuse import *  # noqa: F401,F403
 from . import prims, random  # noqa: F401
 from .prims.registry import load_cutensor, load_hiptensor  # noqa: F401
 
@@ -88,13 +89,13 @@ _dask_hook.install()
 # The public names: every topic module's __all__ and the names defined or imported here.
 from . import (_constants, _creation, _data_type_functions, _dlpack, _elementwise, _indexing,  # noqa: E402
                _info, _linear_algebra, _manipulation, _searching, _sets, _sorting, _statistical,
-               _utility, _views, _introspection, _functional)
+               _utility, _views, _introspection, _functional, _fuse)
 # Submodules are attributes, not in __all__ (linalg, fft, random, prims, backends loaded;
 # _LAZY loaded on first use). tests/test_public_api_hygiene.py keeps this list honest.
 __all__ = sorted({n for m in (_creation, _elementwise, _views, _manipulation, _statistical,
                               _linear_algebra, _sorting, _indexing, _data_type_functions, _info,
                               _dlpack, _searching, _sets, _constants, _utility, _introspection,
-                              _functional)
+                              _functional, _fuse)
                   for n in m.__all__} | {
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "float32", "float64", "complex64", "complex128",

@@ -1,0 +1,117 @@
+"""hipfer.fuse: a chain of elementwise ops (optionally ending in one reduction) traced
+once into an expression graph and run as one pass -- one kernel on the GPU, cache-sized
+blocks on the CPU -- with the eager chain's results (docs/fuse.md).
+
+    @hipfer.fuse
+    def damped(a, b, c, w, t):
+        return a * hipfer.exp(-b * t) + c * hipfer.sin(w * t)
+
+The package: _graph (nodes and the eager dtype rules), _trace (the proxies and the
+namespace during a trace), _cpu (the block evaluator); the GPU kernel source comes from
+hipfer.kernels.fuse and runs through hipfer.backends.cupy.fuse.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from .. import _dtypes, _ops
+from .._core import scalar_operand
+from .._tensor import Tensor
+from . import _cpu
+from ._graph import FuseError, Graph
+from ._trace import trace
+
+__all__ = ["fuse"]
+
+
+def _slot_values(slots, args, nodes_of_slot, t: Tensor):
+    """The backend 0-d arrays of the scalar slots for this call (values, not the graph)."""
+    vals = []
+    for (src, dt) in zip(slots, nodes_of_slot):
+        value = args[src[1]] if src[0] == "arg" else src[1]
+        if dt.kind in "iu" and isinstance(value, int) and not isinstance(value, bool):
+            _dtypes.scalar_type(dt, value)  # OverflowError out of dt's range, as eagerly
+        vals.append(scalar_operand(value, dt, t)._data)
+    return vals
+
+
+class Fused:
+    """A fused function: call it as the function itself. ``stats`` counts the traces and
+    the compiled programs (both are cached: a second call of the same kind does neither)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        functools.update_wrapper(self, fn)
+        self._traces: dict = {}    # (dtype, ndim | scalar type per argument) -> trace
+        self._programs: dict = {}  # (graph, broadcast pattern, conj flags, backend) -> program
+        self.stats = {"traces": 0, "compiles": 0}
+
+    def __repr__(self):
+        return f"<hipfer.fuse of {getattr(self.fn, '__qualname__', self.fn)!r}>"
+
+    def _trace(self, args):
+        key = tuple((a.dtype, a.ndim) if isinstance(a, Tensor) else type(a) for a in args)
+        hit = self._traces.get(key)
+        if hit is None:
+            tensors = [a for a in args if isinstance(a, Tensor)]
+            if not tensors:
+                raise TypeError("hipfer.fuse: a fused function needs at least one Tensor "
+                                "argument")
+            graph, slots, _ = trace(self.fn, args, tensors[0].device)
+            dts = [None] * len(slots)
+            for n in graph.nodes:
+                if n.kind == "scalar":
+                    dts[n.what] = n.dtype
+            hit = self._traces[key] = (graph, slots, tuple(dts))
+            self.stats["traces"] += 1
+        return hit
+
+    def __call__(self, *args):
+        graph, slots, slot_dts = self._trace(args)
+        tensors = [a for a in args if isinstance(a, Tensor)]
+        if graph.nodes[graph.out].kind == "input" and graph.reduction is None:
+            return tensors[graph.nodes[graph.out].what]  # fn returned its argument
+        be = _ops.backend_of(tensors)
+        datas = [t._data for t in tensors]
+        conj = tuple(t._conj for t in tensors)
+        pattern = tuple(tuple(n == 1 for n in a.shape) for a in datas)
+        key = (graph, pattern, conj, be)
+        prog = self._programs.get(key)
+        if prog is None:
+            prog = self._programs[key] = _program(graph, be)
+            self.stats["compiles"] += 1
+        try:
+            shape = tuple(np.broadcast_shapes(*(datas[k].shape for k in prog.deps)))
+        except ValueError:
+            raise ValueError("hipfer.fuse: shapes " + ", ".join(
+                str(datas[k].shape) for k in prog.deps) + " cannot be broadcast together") \
+                from None
+        vals = _slot_values(slots, args, slot_dts, tensors[0])
+        if isinstance(prog, _cpu.Program):
+            return Tensor(_cpu.evaluate(prog, datas, conj, vals, shape))
+        from ..backends.cupy import fuse as gpu
+        return Tensor(gpu.evaluate(prog, datas, conj, vals, shape))
+
+
+def _program(graph: Graph, be):
+    if isinstance(be.empty((0,), np.float32), np.ndarray):
+        return _cpu.Program(graph, be)
+    from ..backends.cupy import fuse as gpu
+    return gpu.Program(graph, be)
+
+
+def fuse(fn=None):
+    """Fuse fn, a function of Tensors and Python scalars built from hipfer's elementwise
+    functions and operators (where, astype, clip, comparisons, the math functions,
+    broadcasting), optionally ending in one sum/prod/max/min/mean: traced once per kind
+    of call and run as one pass over memory, with results bitwise equal to the eager
+    chain (a reduction: within its rounding bound, deterministic). Use as ``@fuse`` or
+    ``fuse(fn)(*args)``. What cannot be fused raises TypeError at trace time naming the
+    op. Differs from eager: a function returning one of its arguments returns it itself."""
+    if fn is None:
+        return fuse
+    if not callable(fn):
+        raise TypeError(f"hipfer.fuse expects a function, got {type(fn).__name__}")
+    return Fused(fn)
