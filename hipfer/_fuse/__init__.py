@@ -20,20 +20,22 @@ from .. import _dtypes, _ops
 from .._core import scalar_operand
 from .._tensor import Tensor
 from . import _cpu
-from ._graph import FuseError, Graph
+from ._graph import Graph
 from ._trace import trace
 
 __all__ = ["fuse"]
 
 
-def _slot_values(slots, args, nodes_of_slot, t: Tensor):
-    """The backend 0-d arrays of the scalar slots for this call (values, not the graph)."""
+def _slot_values(slots, args, dtypes) -> list:
+    """The scalar slots' values for this call (values are arguments, not the graph)."""
     vals = []
-    for (src, dt) in zip(slots, nodes_of_slot):
+    for src, dt in zip(slots, dtypes):
         value = args[src[1]] if src[0] == "arg" else src[1]
+        if src[0] == "arg" and type(value) is not src[2]:
+            raise TypeError(f"hipfer.fuse: argument {src[1]} changed type")  # not in the key
         if dt.kind in "iu" and isinstance(value, int) and not isinstance(value, bool):
             _dtypes.scalar_type(dt, value)  # OverflowError out of dt's range, as eagerly
-        vals.append(scalar_operand(value, dt, t)._data)
+        vals.append(value)
     return vals
 
 
@@ -88,18 +90,34 @@ class Fused:
             raise ValueError("hipfer.fuse: shapes " + ", ".join(
                 str(datas[k].shape) for k in prog.deps) + " cannot be broadcast together") \
                 from None
-        vals = _slot_values(slots, args, slot_dts, tensors[0])
+        vals = _slot_values(slots, args, slot_dts)
         if isinstance(prog, _cpu.Program):
-            return Tensor(_cpu.evaluate(prog, datas, conj, vals, shape))
+            arrays = [scalar_operand(v, dt, tensors[0])._data for v, dt in zip(vals, slot_dts)]
+            return Tensor(_cpu.evaluate(prog, datas, conj, arrays, shape))
         from ..backends.cupy import fuse as gpu
-        return Tensor(gpu.evaluate(prog, datas, conj, vals, shape))
+        res = Tensor(gpu.evaluate(prog, datas, conj, vals, shape))
+        red = graph.reduction
+        if red is None:
+            return res
+        # the GPU reduces the fused elementwise result with the eager reduction (a second
+        # launch over one temporary; docs/fuse.md); the graph cast it to the reduction's dtype
+        return _reduce_eagerly(res, red)
+
+
+def _reduce_eagerly(x: Tensor, red) -> Tensor:
+    from .. import _data_type_functions, _statistical
+    fn = {"sum": _statistical.sum, "prod": _statistical.prod, "max": _statistical.max,
+          "min": _statistical.min, "mean": _statistical.mean, "any": _statistical.any,
+          "all": _statistical.all}[red.op]
+    out = fn(x, axis=red.axes, keepdims=red.keepdims)
+    return _data_type_functions.astype(out, red.out_dtype, copy=False)
 
 
 def _program(graph: Graph, be):
-    if isinstance(be.empty((0,), np.float32), np.ndarray):
+    if isinstance(be.empty((0,), np.float32), np.ndarray):  # the NumPy backend
         return _cpu.Program(graph, be)
     from ..backends.cupy import fuse as gpu
-    return gpu.Program(graph, be)
+    return gpu.Program(Graph(graph.nodes, graph.out, graph.n_inputs), be)
 
 
 def fuse(fn=None):
