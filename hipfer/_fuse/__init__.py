@@ -57,6 +57,10 @@ class Fused:
         key = tuple((a.dtype, a.ndim) if isinstance(a, Tensor) else type(a) for a in args)
         hit = self._traces.get(key)
         if hit is None:
+            for i, a in enumerate(args):
+                if not isinstance(a, (Tensor, bool, int, float, complex)):
+                    raise TypeError(f"hipfer.fuse: argument {i} is a {type(a).__name__}; a "
+                                    "fused function takes hipfer Tensors and Python scalars")
             tensors = [a for a in args if isinstance(a, Tensor)]
             if not tensors:
                 raise TypeError("hipfer.fuse: a fused function needs at least one Tensor "

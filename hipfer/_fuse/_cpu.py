@@ -58,6 +58,7 @@ class Program:
                 self.small.append(all(self.small[a] for a in n.args))
                 deps.append(frozenset().union(*(deps[a] for a in n.args)))
         self.deps = sorted(deps[graph.out])
+        self.live = _live(graph)  # the nodes the result reads (a dead op is not run)
         self.itemsize = sum(n.dtype.itemsize for n in nodes if n.kind != "scalar")
         self._plans: dict = {}
 
@@ -69,6 +70,16 @@ class Program:
             p = self._plans[key] = self.be.plan(
                 n.what, tuple(self.g.nodes[a].dtype for a in n.args), shapes)
         return p
+
+
+def _live(graph) -> frozenset:
+    live, todo = set(), [graph.out]
+    while todo:
+        i = todo.pop()
+        if i not in live:
+            live.add(i)
+            todo.extend(graph.nodes[i].args)
+    return frozenset(live)
 
 
 def _scalars(prog: Program, slot_values) -> dict:
@@ -166,10 +177,11 @@ def _block_runner(prog, views, conj, small, work_shape, k, chunk, target, axes):
     red = g.reduction
     block_axes = tuple(a - k for a in axes if a >= k)
     ufunc = _REDUCE[red.op] if red is not None else None
+    live = prog.live
 
     def run(blocks):
         bufs = {i: np.empty(chunk * inner, n.dtype) for i, n in enumerate(nodes)
-                if not prog.small[i] and (n.kind == "op" or conj[n.what])}
+                if i in live and not prog.small[i] and (n.kind == "op" or conj[n.what])}
         results = []
         tok = fp_ignore()
         try:
@@ -178,6 +190,8 @@ def _block_runner(prog, views, conj, small, work_shape, k, chunk, target, axes):
                 bshape = (cnt,) + rest
                 vals = {}
                 for i, n in enumerate(nodes):
+                    if i not in live:
+                        continue
                     if prog.small[i]:
                         vals[i] = small[i]
                         continue

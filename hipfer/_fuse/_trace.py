@@ -480,6 +480,30 @@ def _patch_targets():
                 yield m, n, prefix
 
 
+def _patch_function(fn, wrapped: dict) -> list:
+    """Point fn's own references to hipfer functions (its module globals: ``from hipfer
+    import exp``; its closure cells) at their wrappers; returns the undo steps."""
+    undo = []
+    g = getattr(fn, "__globals__", None)
+    if isinstance(g, dict):
+        for name in getattr(getattr(fn, "__code__", None), "co_names", ()):
+            v = g.get(name)
+            w = wrapped.get(id(v)) if v is not None else None
+            if w is not None:
+                g[name] = w
+                undo.append(lambda g=g, name=name, v=v: g.__setitem__(name, v))
+    for cell in getattr(fn, "__closure__", None) or ():
+        try:
+            v = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        w = wrapped.get(id(v))
+        if w is not None:
+            cell.cell_contents = w
+            undo.append(lambda cell=cell, v=v: setattr(cell, "cell_contents", v))
+    return undo
+
+
 def trace(fn, args, device) -> tuple:
     """Run fn on proxies of args (Tensors -> Traced, Python scalars -> Weak, anything
     else refused); returns (Graph, slots, which args are tensors)."""
@@ -497,13 +521,20 @@ def trace(fn, args, device) -> tuple:
                             "function takes hipfer Tensors and Python scalars")
     with _lock:
         saved = [(m, n, getattr(m, n)) for m, n, _ in _patch_targets()]
+        wrapped = {}  # id(original) -> its wrapper
+        undo = []
         try:
             for (m, n, orig), (_, _, prefix) in zip(saved, _patch_targets()):
-                setattr(m, n, _wrap(orig, n, prefix))
+                w = _wrap(orig, n, prefix)
+                wrapped.setdefault(id(orig), w)
+                setattr(m, n, w)
+            undo = _patch_function(fn, wrapped)
             res = fn(*proxies)
         finally:
             for m, n, orig in saved:
                 setattr(m, n, orig)
+            for restore in reversed(undo):
+                restore()
     if isinstance(res, Tensor):
         _refuse("the function returned a Tensor that is not computed from its arguments",
                 "return an expression of the arguments")
