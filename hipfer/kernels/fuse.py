@@ -194,9 +194,34 @@ SAMPLES = {
 }
 
 
+def _result(row, dt: np.dtype) -> np.dtype:
+    if row.result == "bool":
+        return np.dtype(np.bool_)
+    if row.result == "real" and dt.kind == "c":
+        return np.dtype(dt.char.lower())
+    return dt
+
+
+def row_spec(dt) -> Spec:
+    """One spec calling every op row that takes dt (unary on x0, binary on x0 and x1, as
+    a fused graph calls them): what a graph of any of them compiles to."""
+    from ..prims.optable import BinaryOp, UnaryOp
+    dt = np.dtype(dt)
+    steps = tuple(("op", op.row.name, _result(op.row, dt), (("x", 0),) * op.row.arity
+                   if op.row.arity == 1 else (("x", 0), ("x", 1)))
+                  for op in (*UnaryOp, *BinaryOp) if dt.kind in op.row.kinds)
+    steps += (("cast", "", np.dtype(np.float32), (("x", 0),)),
+              ("where", "", dt, (("s", 0), ("x", 0), ("x", 1))))
+    return Spec((dt, dt), (np.dtype(np.bool_),), steps, ("t", len(steps) - 1))
+
+
 def instances() -> List[Tuple[str, str, List[str]]]:
-    """(group, spec, names) of the sample specs, for hipfer dump-kernels and the tests."""
-    return [(f"fuse_{name}", spec, list(names(spec))) for name, spec in SAMPLES.items()]
+    """(group, spec, names) of the sample specs and of every row on every dtype (one
+    group per dtype), for hipfer dump-kernels and the tests."""
+    from . import DTYPES
+    specs = dict(SAMPLES)
+    specs.update({f"rows_{t.name}": row_spec(t) for t in DTYPES})
+    return [(f"fuse_{name}", spec, list(names(spec))) for name, spec in specs.items()]
 
 
 def dump(outdir, only: str = "") -> list:

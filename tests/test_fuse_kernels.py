@@ -1,0 +1,114 @@
+"""hipfer.fuse's GPU kernel sources: what the tracer lowers to, the text generated, and
+NVRTC compiling it (no GPU needed) with contraction off, as the backend compiles it."""
+import numpy as np
+import pytest
+
+import hipfer as hf
+from hipfer._fuse._trace import trace
+from hipfer.kernels import fuse as K
+from hipfer.prims.optable import BinaryOp, UnaryOp
+
+import test_kernel_rtc as rtc
+
+
+def _lowered(fn, *args):
+    graph, _, _ = trace(fn, args, None)
+    return K.lower(graph)
+
+
+def _t(dt, shape=(3,)):
+    return hf.asarray(np.ones(shape, dt))
+
+
+def test_samples_are_what_the_tracer_produces():
+    """The dumped samples (hipfer dump-kernels) stay the specs these functions trace to."""
+    f4 = [_t(np.float32) for _ in range(5)]
+    assert _lowered(lambda a, b, c, w, t: a * hf.exp(-b * t) + c * hf.sin(w * t), *f4) \
+        == K.SAMPLES["damped_f32"]
+    assert _lowered(lambda x, s: hf.tanh(x * s) + 0.5, _t(np.float16), 2.0) \
+        == K.SAMPLES["half_scale"]
+    assert _lowered(lambda x, y: hf.sqrt(hf.where(x > 3, x.astype(hf.float64), y)),
+                    _t(np.int32), _t(np.float64)) == K.SAMPLES["where_i32"]
+    assert _lowered(lambda a, b: hf.abs(a * b), _t(np.complex64), _t(np.complex64)) \
+        == K.SAMPLES["conj_c64"]
+
+
+def test_source_calls_the_op_table_functors_in_order():
+    src = K.source(K.SAMPLES["damped_f32"])
+    body = src[src.index("namespace hf { namespace fx_"):]
+    calls = [line.split("hf::op_call<hf::op_")[1].split(">")[0]
+             for line in body.splitlines() if "hf::op_call<hf::op_" in line]
+    assert calls == ["negative", "multiply", "exp", "multiply", "multiply", "sin", "multiply",
+                     "add"]
+    assert "float t7;" in body and "return t7;" in body
+    vec, nd = K.names(K.SAMPLES["damped_f32"])
+    assert f'extern "C" __global__ void {vec}(long long n' in src
+    assert f'extern "C" __global__ void {nd}(long long n, hf::Shape shape' in src
+    assert "hf::nd_offsets_outer(i, shape, shape.ndim, off, so, st0, st1, st2, st3, st4)" in src
+    # the headers are inlined (no include path at run time)
+    assert not [ln for ln in src.splitlines() if ln.lstrip().startswith('#include "')]
+
+
+def test_half_steps_round_at_every_op():
+    body = K.source(K.SAMPLES["half_scale"]).split("namespace hf { namespace fx_")[1]
+    assert body.count("hf::half t") == 3  # each op's result stored as half, as eagerly
+
+
+def test_conj_folds_at_load_and_scalars_are_arguments():
+    src = K.source(K.SAMPLES["half_scale"])
+    assert "hf::half s0, hf::half s1, int splat, int conj)" in src
+    assert "hf::maybe_conj(v0.v[j], (conj >> 0) & 1)" in src
+    spec = K.SAMPLES["conj_c64"]
+    assert "(conj >> 1) & 1" in K.source(spec)
+
+
+def test_a_new_scalar_value_keeps_the_source():
+    a = _lowered(lambda x: x * 2.0 + 1.0, _t(np.float32))
+    b = _lowered(lambda x: x * -7.5 + 3.0, _t(np.float32))
+    assert a == b and K.source(a) == K.source(b)
+
+
+def test_every_row_has_a_step():
+    names = {s[1] for t in ("float32", "int32", "complex64", "bool")
+             for s in K.row_spec(np.dtype(t)).steps}
+    assert {op.row.name for op in (*UnaryOp, *BinaryOp)} <= names
+
+
+def test_dump_writes_the_fused_groups(tmp_path):
+    paths = K.dump(tmp_path, only="fuse_damped")
+    assert [p.name for p in paths] == ["fuse_damped_f32.hip"]
+    text = paths[0].read_text()
+    assert "hf_instances[]" in text and K.names(K.SAMPLES["damped_f32"])[0] in text
+
+
+GROUPS = K.instances()
+
+
+@pytest.mark.gpu_compile
+@pytest.mark.skipif(rtc._NVRTC is None, reason="NVRTC not installed (pip install nvidia-cuda-nvrtc)")
+@pytest.mark.parametrize("group,spec,exprs", GROUPS, ids=[g[0] for g in GROUPS])
+def test_nvrtc_compiles(group, spec, exprs):
+    ok, log, binary, lowered = rtc._compile(rtc._NVRTC, "nvrtc", K.source(spec), exprs,
+                                            rtc.NVRTC_OPTIONS + ["--fmad=false"])
+    assert ok, log
+    assert not rtc.missing_kernels(binary, lowered, amdgpu=False)
+
+
+@pytest.mark.gpu_compile
+@pytest.mark.skipif(rtc._NVRTC is None, reason="NVRTC not installed")
+def test_a_bad_functor_fails_to_compile():
+    spec = K.Spec((np.dtype(np.float32),), (), (("op", "no_such_op", np.dtype(np.float32),
+                                                 (("x", 0),)),), ("t", 0))
+    ok, log, _, _ = rtc._compile(rtc._NVRTC, "nvrtc", K.source(spec), list(K.names(spec)),
+                                 rtc.NVRTC_OPTIONS)
+    assert not ok and "no_such_op" in log
+
+
+@pytest.mark.gpu_compile
+@pytest.mark.skipif(rtc._hiprtc() is None, reason="hiprtc not installed")
+@pytest.mark.parametrize("group,spec,exprs", GROUPS, ids=[g[0] for g in GROUPS])
+def test_hiprtc_compiles(group, spec, exprs):
+    ok, log, binary, lowered = rtc._compile(rtc._hiprtc(), "hiprtc", K.source(spec), exprs,
+                                            rtc.HIPRTC_OPTIONS + ["-ffp-contract=off"])
+    assert ok, log
+    assert not rtc.missing_kernels(binary, lowered, amdgpu=True)
