@@ -19,9 +19,10 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ..backends.numpy._common import fp_ignore, fp_restore
+from ..backends.numpy.elementwise import numpy_impl
 
-#: live bytes per block (all node buffers together): about a core's share of L2
-BLOCK_BYTES = 1 << 19
+#: bytes per block (its elements times the itemsizes of every node): about one core's L2
+BLOCK_BYTES = 1 << 21
 #: blocks below this many elements in all run on the calling thread
 THREAD_MIN = 1 << 18
 THREADS = max(1, min(8, os.cpu_count() or 1))
@@ -61,6 +62,26 @@ class Program:
         self.live = _live(graph)  # the nodes the result reads (a dead op is not run)
         self.itemsize = sum(n.dtype.itemsize for n in nodes if n.kind != "scalar")
         self._plans: dict = {}
+
+    def runs(self, shapes_of) -> list:
+        """Per node, run(args, dst) for the operand shapes shapes_of(node): an op of the
+        table calls the backend's own implementation (numpy_impl: what the plan of its
+        descriptor runs, here without the error-state wrapper the caller already holds);
+        the casts and wheres their plan."""
+        key = tuple(shapes_of(i) if n.kind == "op" else None for i, n in enumerate(self.g.nodes))
+        hit = self._plans.get(key)
+        if hit is None:
+            hit = []
+            for i, n in enumerate(self.g.nodes):
+                if n.kind != "op" or i not in self.live:
+                    hit.append(None)
+                elif hasattr(n.what, "op"):
+                    fn = numpy_impl(n.what.op.row.name, self.g.nodes[n.args[0]].dtype)
+                    hit.append(lambda args, dst, fn=fn: fn(*args, out=dst))
+                else:
+                    hit.append(self.plan(i, key[i]).run)
+            self._plans[key] = hit
+        return hit
 
     def plan(self, i: int, shapes):
         key = (i, shapes)
@@ -183,11 +204,16 @@ def _block_runner(prog, views, conj, small, work_shape, k, chunk, target, axes):
         bufs = {i: np.empty(chunk * inner, n.dtype) for i, n in enumerate(nodes)
                 if i in live and not prog.small[i] and (n.kind == "op" or conj[n.what])}
         results = []
+        last_shape, runs = None, None
         tok = fp_ignore()
         try:
             for outer, j, cnt in blocks:
                 idx = outer + (slice(j, j + cnt),)
                 bshape = (cnt,) + rest
+                if bshape != last_shape:
+                    runs = prog.runs(lambda i: tuple(() if prog.small[a] else bshape
+                                                     for a in nodes[i].args))
+                    last_shape = bshape
                 vals = {}
                 for i, n in enumerate(nodes):
                     if i not in live:
@@ -205,8 +231,7 @@ def _block_runner(prog, views, conj, small, work_shape, k, chunk, target, axes):
                         dst = target[idx]
                     else:
                         dst = bufs[i][:cnt * inner].reshape(bshape)
-                    args = [vals[a] for a in n.args]
-                    be.execute(prog.plan(i, tuple(a.shape for a in args)), args, dst)
+                    runs[i]([vals[a] for a in n.args], dst)
                     vals[i] = dst
                 if red is not None:
                     v = vals[g.out]
