@@ -46,8 +46,9 @@ class Fused:
     def __init__(self, fn):
         self.fn = fn
         functools.update_wrapper(self, fn)
-        self._traces: dict = {}    # (dtype, ndim | scalar type per argument) -> trace
-        self._programs: dict = {}  # (graph, broadcast pattern, conj flags, backend) -> program
+        # (dtype, ndim | scalar type per argument) -> (graph, slots, their dtypes, programs:
+        # (broadcast pattern, conj flags, backend) -> the compiled program)
+        self._traces: dict = {}
         self.stats = {"traces": 0, "compiles": 0}
 
     def __repr__(self):
@@ -70,12 +71,12 @@ class Fused:
             for n in graph.nodes:
                 if n.kind == "scalar":
                     dts[n.what] = n.dtype
-            hit = self._traces[key] = (graph, slots, tuple(dts))
+            hit = self._traces[key] = (graph, slots, tuple(dts), {})
             self.stats["traces"] += 1
         return hit
 
     def __call__(self, *args):
-        graph, slots, slot_dts = self._trace(args)
+        graph, slots, slot_dts, programs = self._trace(args)
         tensors = [a for a in args if isinstance(a, Tensor)]
         if graph.nodes[graph.out].kind == "input" and graph.reduction is None:
             return tensors[graph.nodes[graph.out].what]  # fn returned its argument
@@ -83,10 +84,10 @@ class Fused:
         datas = [t._data for t in tensors]
         conj = tuple(t._conj for t in tensors)
         pattern = tuple(tuple(n == 1 for n in a.shape) for a in datas)
-        key = (graph, pattern, conj, be)
-        prog = self._programs.get(key)
+        key = (pattern, conj, be)  # the graph is the trace's (programs: its own table)
+        prog = programs.get(key)
         if prog is None:
-            prog = self._programs[key] = _program(graph, be)
+            prog = programs[key] = _program(graph, be)
             self.stats["compiles"] += 1
         try:
             shape = tuple(np.broadcast_shapes(*(datas[k].shape for k in prog.deps)))

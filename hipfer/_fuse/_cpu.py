@@ -62,6 +62,7 @@ class Program:
         self.live = _live(graph)  # the nodes the result reads (a dead op is not run)
         self.itemsize = sum(n.dtype.itemsize for n in nodes if n.kind != "scalar")
         self._plans: dict = {}
+        self._whole: dict = {}  # input shapes -> (node shapes, runs) of _whole
 
     def runs(self, shapes_of) -> list:
         """Per node, run(args, dst) for the operand shapes shapes_of(node): an op of the
@@ -140,6 +141,8 @@ def evaluate(prog: Program, arrays, conj, slot_values, shape):
     g, be = prog.g, prog.be
     nodes = g.nodes
     red = g.reduction
+    if red is None and math.prod(shape) * prog.itemsize <= BLOCK_BYTES:
+        return _whole(prog, arrays, conj, slot_values, shape)
     used = prog.deps
     # a C-contiguous problem runs flat (one axis): the blocks are plain slices
     flat = len(shape) != 1 and all(
@@ -187,6 +190,46 @@ def evaluate(prog: Program, arrays, conj, slot_values, shape):
     if red is None:
         return out
     return _combine(be, red, results, work_shape, shape, k, axes, flat)
+
+
+def _whole(prog: Program, arrays, conj, slot_values, shape):
+    """A problem of one block: every node on the arrays as they are (NumPy broadcasts),
+    each into a new array of its own broadcast shape -- eager's steps, without the
+    blocks' views (the warm per-call cost of a small call)."""
+    g = prog.g
+    key = tuple(a.shape for a in arrays)
+    hit = prog._whole.get(key)
+    if hit is None:
+        shapes = []
+        for n in g.nodes:
+            shapes.append(key[n.what] if n.kind == "input" else () if n.kind == "scalar"
+                          else tuple(np.broadcast_shapes(*(shapes[a] for a in n.args))))
+        hit = prog._whole[key] = (shapes, prog.runs(lambda i: tuple(shapes[a] for a in
+                                                                      g.nodes[i].args)))
+    shapes, runs = hit
+    vals = {}
+    tok = fp_ignore()
+    try:
+        for i, n in enumerate(g.nodes):
+            if i not in prog.live:
+                continue
+            if n.kind == "input":
+                a = arrays[n.what]
+                vals[i] = np.conjugate(a) if conj[n.what] else a
+            elif n.kind == "scalar":
+                vals[i] = slot_values[n.what]
+            else:
+                dst = prog.be.empty(shapes[i], n.dtype)
+                runs[i]([vals[a] for a in n.args], dst)
+                vals[i] = dst
+    finally:
+        fp_restore(tok)
+    out = vals[g.out]
+    if out.shape != shape:  # the result is a scalar node (it reads no input)
+        full = prog.be.empty(shape, out.dtype)
+        full[...] = out
+        return full
+    return out
 
 
 def _block_runner(prog, views, conj, small, work_shape, k, chunk, target, axes):
