@@ -16,23 +16,24 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import sys
 import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-def _time(fn, repeats: int, sync=lambda: None) -> float:
-    fn()
-    sync()
-    ts = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        sync()
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts)
+
+def _time(fn, repeats: int, sync=None) -> float:
+    """Median seconds per call (hipfer.bench.timing.Timer, the project's one timer; on
+    the GPU with device events)."""
+    from hipfer.bench.timing import Timer
+    if sync is None:
+        t = Timer("cpu", rounds=repeats, warmup=1)
+    else:
+        import cupy
+        t = Timer("gpu", cupy=cupy, rounds=repeats, warmup=1)
+    return t(fn) / 1e3
 
 
 def chain(a, b, c, w, t, exp, sin):
@@ -46,7 +47,7 @@ def run(device: str, n: int, repeats: int) -> dict:
     host = [rng.standard_normal(n).astype(np.float32) for _ in range(5)]
     dev = hf.Device("cpu") if device == "cpu" else hf.Device("gpu", 0)
     xs = [hf.asarray(h, device=dev) for h in host]
-    sync = (lambda: None) if device == "cpu" else (lambda: hf.prims.get_backend(dev).synchronize())
+    sync = None if device == "cpu" else (lambda: hf.prims.get_backend(dev).synchronize())
 
     def eager(a, b, c, w, t):
         return chain(a, b, c, w, t, hf.exp, hf.sin)
@@ -59,7 +60,8 @@ def run(device: str, n: int, repeats: int) -> dict:
            "hipfer_threads": _cpu.THREADS, "cpu_count": os.cpu_count()}
     t0 = time.perf_counter()
     fused(*xs)
-    sync()
+    if sync is not None:
+        sync()
     res["first_call_s"] = time.perf_counter() - t0  # trace + compile + one run
     res["hipfer_eager_s"] = _time(lambda: eager(*xs), repeats, sync)
     res["hipfer_fused_s"] = _time(lambda: fused(*xs), repeats, sync)
@@ -97,6 +99,7 @@ def _gpu_peers(host, n, repeats, fused_s) -> dict:
     out = {}
     xs = [cupy.asarray(h) for h in host]
     sync = cupy.cuda.runtime.deviceSynchronize
+    sync_torch = True
     src, dst = cupy.empty(n * 4 * 6, cupy.uint8), cupy.empty(n * 4 * 6, cupy.uint8)
     copy = _time(lambda: dst.__setitem__(Ellipsis, src), repeats, sync)
     bw = 2 * src.nbytes / copy
@@ -109,7 +112,7 @@ def _gpu_peers(host, n, repeats, fused_s) -> dict:
         import torch
         ts = [torch.from_numpy(h).cuda() for h in host]
         tc = torch.compile(lambda a, b, c, w, t: chain(a, b, c, w, t, torch.exp, torch.sin))
-        out["torch_compile_s"] = _time(lambda: tc(*ts), repeats, torch.cuda.synchronize)
+        out["torch_compile_s"] = _time(lambda: tc(*ts), repeats, sync_torch)
     except Exception as e:  # no torch, or no compiler for it
         out["torch_compile"] = f"unavailable: {type(e).__name__}: {e}"
     return out
