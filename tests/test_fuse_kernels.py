@@ -76,9 +76,23 @@ def test_every_row_has_a_step():
 
 def test_dump_writes_the_fused_groups(tmp_path):
     paths = K.dump(tmp_path, only="fuse_damped")
-    assert [p.name for p in paths] == ["fuse_damped_f32.hip"]
+    assert [p.name for p in paths] == ["fuse_damped_f32.hip", "fuse_damped_f32_sum.hip"]
     text = paths[0].read_text()
     assert "hf_instances[]" in text and K.names(K.SAMPLES["damped_f32"])[0] in text
+
+
+def test_reduction_kernels_fold_in_a_fixed_order():
+    spec = K.SAMPLES["damped_f32"]
+    src = K.reduce_source(spec, "sum", np.dtype(np.float32))
+    red1, red2 = K.reduce_names(spec, "sum")
+    assert f"void __launch_bounds__({K.RED_BLOCK}) {red1}(long long n, long long chunk" in src
+    assert f"{red2}(long long m" in src
+    assert "atomic" not in src  # partials, then one block: the same result every run
+    assert "a = hf::op_add()(a, (A)v);" in src
+    mean = K.reduce_source(K.SAMPLES["half_scale"], "mean", np.dtype(np.float16))
+    assert "typedef hf::calc_of<hf::half>::type A;" in mean  # float16 accumulates in float
+    assert "hf::op_call<hf::op_divide>(sh[0], hf::cast<A>((hf::f64)count))" in mean
+    assert "out[0] = hf::cast<hf::half>(" in mean
 
 
 GROUPS = K.instances()
@@ -86,9 +100,9 @@ GROUPS = K.instances()
 
 @pytest.mark.gpu_compile
 @pytest.mark.skipif(rtc._NVRTC is None, reason="NVRTC not installed (pip install nvidia-cuda-nvrtc)")
-@pytest.mark.parametrize("group,spec,exprs", GROUPS, ids=[g[0] for g in GROUPS])
-def test_nvrtc_compiles(group, spec, exprs):
-    ok, log, binary, lowered = rtc._compile(rtc._NVRTC, "nvrtc", K.source(spec), exprs,
+@pytest.mark.parametrize("group,text,exprs", GROUPS, ids=[g[0] for g in GROUPS])
+def test_nvrtc_compiles(group, text, exprs):
+    ok, log, binary, lowered = rtc._compile(rtc._NVRTC, "nvrtc", text, exprs,
                                             rtc.NVRTC_OPTIONS + ["--fmad=false"])
     assert ok, log
     assert not rtc.missing_kernels(binary, lowered, amdgpu=False)
@@ -106,9 +120,9 @@ def test_a_bad_functor_fails_to_compile():
 
 @pytest.mark.gpu_compile
 @pytest.mark.skipif(rtc._hiprtc() is None, reason="hiprtc not installed")
-@pytest.mark.parametrize("group,spec,exprs", GROUPS, ids=[g[0] for g in GROUPS])
-def test_hiprtc_compiles(group, spec, exprs):
-    ok, log, binary, lowered = rtc._compile(rtc._hiprtc(), "hiprtc", K.source(spec), exprs,
+@pytest.mark.parametrize("group,text,exprs", GROUPS, ids=[g[0] for g in GROUPS])
+def test_hiprtc_compiles(group, text, exprs):
+    ok, log, binary, lowered = rtc._compile(rtc._hiprtc(), "hiprtc", text, exprs,
                                             rtc.HIPRTC_OPTIONS + ["-ffp-contract=off"])
     assert ok, log
     assert not rtc.missing_kernels(binary, lowered, amdgpu=True)

@@ -100,8 +100,10 @@ class Fused:
             arrays = [scalar_operand(v, dt, tensors[0])._data for v, dt in zip(vals, slot_dts)]
             return Tensor(_cpu.evaluate(prog, datas, conj, arrays, shape))
         from ..backends.cupy import fuse as gpu
-        res = Tensor(gpu.evaluate(prog, datas, conj, vals, shape))
         red = graph.reduction
+        if prog.red is not None and 0 not in shape:  # one fused elementwise+reduce pass
+            return Tensor(gpu.reduce_all(prog, datas, conj, vals, shape))
+        res = Tensor(gpu.evaluate(prog, datas, conj, vals, shape))
         if red is None:
             return res
         # the GPU reduces the fused elementwise result with the eager reduction (a second
@@ -122,7 +124,11 @@ def _program(graph: Graph, be):
     if isinstance(be.empty((0,), np.float32), np.ndarray):  # the NumPy backend
         return _cpu.Program(graph, be)
     from ..backends.cupy import fuse as gpu
-    return gpu.Program(Graph(graph.nodes, graph.out, graph.n_inputs), be)
+    from ..kernels.fuse import REDUCE_OPS
+    red = graph.reduction
+    whole = red is not None and red.op in REDUCE_OPS and red.axes == tuple(range(red.ndim))
+    return gpu.Program(Graph(graph.nodes, graph.out, graph.n_inputs), be,
+                       red if whole else None)
 
 
 def fuse(fn=None):

@@ -42,12 +42,14 @@ class Node:
 @dataclass(frozen=True)
 class Reduction:
     """The reduction a fused function may end in: ufunc-style op name ("sum", "prod",
-    "max", "min", "mean", "any", "all"), the normalised axes, keepdims, and the dtype it
-    accumulates in (the graph's output is already cast to it) and returns."""
+    "max", "min", "mean", "any", "all"), the normalised axes, keepdims, the dtype it
+    returns (the graph's output is already cast to the one it accumulates in) and the
+    ndim of the value it reduces."""
     op: str
     axes: Tuple[int, ...]
     keepdims: bool
     out_dtype: np.dtype
+    ndim: int                      # of the value reduced
 
 
 @dataclass(frozen=True)

@@ -351,7 +351,7 @@ def _axes(axis, ndim: int, fn: str) -> tuple:
 def _reduced(x: Traced, node: int, op: str, axis, keepdims, out_dtype, fn: str) -> Traced:
     tr = x._tr
     tr.reduction = Reduction(op, _axes(axis, x.ndim, fn), builtins.bool(keepdims),
-                             np.dtype(out_dtype))
+                             np.dtype(out_dtype), x.ndim)
     return Traced(tr, node, reduced=True)
 
 

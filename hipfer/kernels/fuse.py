@@ -15,6 +15,8 @@ Two kernels per spec, as the elementwise templates have (kernels/elementwise.cuh
 loads of V elements a thread; one-element operands splat, bitmask ``splat``), and
 ``<name>_nd``, any layout: hf::Shape plus hf::Strides (elements) per operand, output
 first, 64-bit offsets. ``extern "C"`` names need no name expression lookup.
+A full reduction tail adds two kernels (``reduce_source``): fixed element ranges to
+partials, then one block over the partials, in a fixed order (no atomics).
 ``SAMPLES`` are specs the test suite traces (tests/test_fuse_kernels.py checks that the
 tracer still produces them); ``instances()`` lists their groups for ``hipfer dump-kernels``.
 """
@@ -154,6 +156,77 @@ def lower(graph) -> Spec:
                 tuple(scalars[k] for k in range(len(scalars))), tuple(steps), refs[graph.out])
 
 
+#: the reductions a fused kernel computes itself: functor, identity (of the accumulator)
+REDUCE_OPS = {"sum": ("op_add", "0"), "mean": ("op_add", "0"), "prod": ("op_multiply", "1"),
+              "any": ("op_logical_or", "0"), "all": ("op_logical_and", "1")}
+#: threads a block of the reduction kernels (a power of two: the tree halves it)
+RED_BLOCK = 256
+
+
+def reduce_names(spec: Spec, op: str) -> Tuple[str, str]:
+    """The (partials, final) kernel names of spec's elementwise result reduced by op."""
+    base = kernel_name(spec)
+    return f"{base}_red1_{op}", f"{base}_red2_{op}"
+
+
+def reduce_source(spec: Spec, op: str, out_dtype) -> str:
+    """The two kernels of a fused full reduction (every element; op in REDUCE_OPS),
+    appended to source(spec): ``red1`` -- block b folds elements [b chunk, (b + 1) chunk)
+    in a fixed order (thread t takes every RED_BLOCK-th, then a fixed tree in shared
+    memory) into part[b], accumulating in calc_of<T>; ``red2`` -- one block folds the
+    partials the same way and writes out[0] (mean: divided by count), cast to the
+    output type. No atomics: the result repeats bit for bit for a given size."""
+    base = kernel_name(spec)
+    fn, ident = REDUCE_OPS[op]
+    t = ctype(_dtype_of(spec, spec.out))
+    acc = f"hf::calc_of<{t}>::type"
+    out_t = ctype(out_dtype)
+    ins = [ctype(x) for x in spec.inputs]
+    scs = [ctype(x) for x in spec.scalars]
+    sc_args = "".join(f", {x} s{k}" for k, x in enumerate(scs))
+    sc_pass = [f"s{k}" for k in range(len(scs))]
+    nd_ptrs = "".join(f", const {x}* p{k}, hf::Strides st{k}" for k, x in enumerate(ins))
+    st_list = ", ".join(["so"] + [f"st{k}" for k in range(len(ins))])
+    dense = ", ".join([f"hf::load(p{k}, ((splat >> {k}) & 1) ? 0 : i, (conj >> {k}) & 1)"
+                       for k in range(len(ins))] + sc_pass)
+    strided = ", ".join([f"hf::load(p{k}, off[{k + 1}], (conj >> {k}) & 1)"
+                         for k in range(len(ins))] + sc_pass)
+    tree = (f"  HF_TILE_RAW(sh);\n"
+            f"  sh[threadIdx.x] = a;\n  __syncthreads();\n"
+            f"  for (int w = {RED_BLOCK} / 2; w > 0; w >>= 1) {{\n"
+            f"    if ((int)threadIdx.x < w) sh[threadIdx.x] = hf::{fn}()(sh[threadIdx.x], sh[threadIdx.x + w]);\n"
+            f"    __syncthreads();\n  }}\n")
+    tree = tree.replace("HF_TILE_RAW(sh);", f"__shared__ hf::raw_of<A> sh_raw[{RED_BLOCK}];\n"
+                        f"  A* sh = reinterpret_cast<A*>(sh_raw);")
+    final = ("hf::op_call<hf::op_divide>(sh[0], hf::cast<A>((hf::f64)count))" if op == "mean"
+             else "sh[0]")
+    return (
+        f"\n// the fused reduction ({op}) of {base}\n"
+        f'extern "C" __global__ void __launch_bounds__({RED_BLOCK}) {base}_red1_{op}('
+        f"long long n, long long chunk, hf::Shape shape, hf::Strides so, "
+        f"hf::calc_of<{t}>::type* part{nd_ptrs}{sc_args}, int dense, int splat, int conj) {{\n"
+        f"  typedef {acc} A;\n"
+        f"  const long long lo = (long long)blockIdx.x * chunk;\n"
+        f"  const long long hi = lo + chunk < n ? lo + chunk : n;\n"
+        f"  A a = A({ident});\n"
+        f"  for (long long i = lo + threadIdx.x; i < hi; i += {RED_BLOCK}) {{\n"
+        f"    {t} v;\n"
+        f"    if (dense) {{\n      v = hf::fx_{spec.key()}::eval({dense});\n    }} else {{\n"
+        f"      hf::i64 off[{len(ins) + 1}];\n"
+        f"      hf::nd_offsets_outer(i, shape, shape.ndim, off, {st_list});\n"
+        f"      v = hf::fx_{spec.key()}::eval({strided});\n    }}\n"
+        f"    a = hf::{fn}()(a, (A)v);\n  }}\n"
+        + tree +
+        f"  if (threadIdx.x == 0) part[blockIdx.x] = sh[0];\n}}\n\n"
+        f'extern "C" __global__ void __launch_bounds__({RED_BLOCK}) {base}_red2_{op}('
+        f"long long m, const hf::calc_of<{t}>::type* part, {out_t}* out, long long count) {{\n"
+        f"  typedef {acc} A;\n"
+        f"  A a = A({ident});\n"
+        f"  for (long long i = threadIdx.x; i < m; i += {RED_BLOCK}) a = hf::{fn}()(a, part[i]);\n"
+        + tree +
+        f"  if (threadIdx.x == 0) out[0] = hf::cast<{out_t}>({final});\n}}\n")
+
+
 def _f(t):
     return np.dtype(t)
 
@@ -215,13 +288,23 @@ def row_spec(dt) -> Spec:
     return Spec((dt, dt), (np.dtype(np.bool_),), steps, ("t", len(steps) - 1))
 
 
+#: the samples' fused reductions (sample, op, output dtype) dumped and compiled too
+REDUCE_SAMPLES = (("damped_f32", "sum", "float32"), ("half_scale", "mean", "float16"),
+                  ("where_i32", "prod", "float64"), ("conj_c64", "mean", "float32"))
+
+
 def instances() -> List[Tuple[str, str, List[str]]]:
-    """(group, spec, names) of the sample specs and of every row on every dtype (one
-    group per dtype), for hipfer dump-kernels and the tests."""
+    """(group, source text, kernel names) of the samples, their fused reductions and every
+    row on every dtype (one group per dtype), for hipfer dump-kernels and the tests."""
     from . import DTYPES
     specs = dict(SAMPLES)
     specs.update({f"rows_{t.name}": row_spec(t) for t in DTYPES})
-    return [(f"fuse_{name}", spec, list(names(spec))) for name, spec in specs.items()]
+    out = [(f"fuse_{name}", source(spec), list(names(spec))) for name, spec in specs.items()]
+    for name, op, dt in REDUCE_SAMPLES:
+        spec = SAMPLES[name]
+        out.append((f"fuse_{name}_{op}", source(spec) + reduce_source(spec, op, np.dtype(dt)),
+                    list(names(spec)) + list(reduce_names(spec, op))))
+    return out
 
 
 def dump(outdir, only: str = "") -> list:
@@ -232,10 +315,10 @@ def dump(outdir, only: str = "") -> list:
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     paths = []
-    for group, spec, exprs in instances():
+    for group, text, exprs in instances():
         if only and only not in group:
             continue
         p = out / f"{group}.hip"
-        p.write_text(source(spec) + instance_list(exprs))
+        p.write_text(text + instance_list(exprs))
         paths.append(p)
     return paths
