@@ -93,6 +93,13 @@ def test_reduction_kernels_fold_in_a_fixed_order():
     assert "typedef hf::calc_of<hf::half>::type A;" in mean  # float16 accumulates in float
     assert "hf::op_call<hf::op_divide>(sh[0], hf::cast<A>((hf::f64)count))" in mean
     assert "out[0] = hf::cast<hf::half>(" in mean
+    # max / min start at the dtype's extreme (floats: -inf / inf; NaN still propagates)
+    assert "A a = -hf::fm::inf<A>();" in K.reduce_source(spec, "max", np.dtype(np.float32))
+    i8 = K.Spec((np.dtype(np.int8),), (), (), ("x", 0))
+    assert "A a = A(127LL);" in K.reduce_source(i8, "min", np.dtype(np.int8))
+    i64 = K.Spec((np.dtype(np.int64),), (), (), ("x", 0))
+    assert "A a = A(-9223372036854775807LL - 1);" in K.reduce_source(i64, "max",
+                                                                      np.dtype(np.int64))
 
 
 GROUPS = K.instances()

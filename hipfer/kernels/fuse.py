@@ -156,9 +156,29 @@ def lower(graph) -> Spec:
                 tuple(scalars[k] for k in range(len(scalars))), tuple(steps), refs[graph.out])
 
 
-#: the reductions a fused kernel computes itself: functor, identity (of the accumulator)
+#: the reductions a fused kernel computes itself: functor, identity (of the accumulator;
+#: None: the dtype's lowest / highest value, _identity)
 REDUCE_OPS = {"sum": ("op_add", "0"), "mean": ("op_add", "0"), "prod": ("op_multiply", "1"),
-              "any": ("op_logical_or", "0"), "all": ("op_logical_and", "1")}
+              "any": ("op_logical_or", "0"), "all": ("op_logical_and", "1"),
+              "max": ("op_maximum", None), "min": ("op_minimum", None)}
+
+
+def _identity(op: str, dt: np.dtype) -> str:
+    """The accumulator's start value of op on dtype dt, as C++: max starts at -inf (floats:
+    op_maximum still propagates a NaN) or the lowest integer, min at the highest."""
+    fixed = REDUCE_OPS[op][1]
+    if fixed is not None:
+        return f"A({fixed})"
+    low = op == "max"
+    if dt.kind == "f":
+        return "-hf::fm::inf<A>()" if low else "hf::fm::inf<A>()"
+    if dt.kind == "b":
+        return "A(false)" if low else "A(true)"
+    info = np.iinfo(dt)
+    v = int(info.min if low else info.max)
+    if v == -(1 << 63):
+        return "A(-9223372036854775807LL - 1)"
+    return f"A({v}{'ULL' if dt.kind == 'u' else 'LL'})"
 #: threads a block of the reduction kernels (a power of two: the tree halves it)
 RED_BLOCK = 256
 
@@ -177,7 +197,8 @@ def reduce_source(spec: Spec, op: str, out_dtype) -> str:
     partials the same way and writes out[0] (mean: divided by count), cast to the
     output type. No atomics: the result repeats bit for bit for a given size."""
     base = kernel_name(spec)
-    fn, ident = REDUCE_OPS[op]
+    fn = REDUCE_OPS[op][0]
+    ident = _identity(op, _dtype_of(spec, spec.out))
     t = ctype(_dtype_of(spec, spec.out))
     acc = f"hf::calc_of<{t}>::type"
     out_t = ctype(out_dtype)
@@ -208,7 +229,7 @@ def reduce_source(spec: Spec, op: str, out_dtype) -> str:
         f"  typedef {acc} A;\n"
         f"  const long long lo = (long long)blockIdx.x * chunk;\n"
         f"  const long long hi = lo + chunk < n ? lo + chunk : n;\n"
-        f"  A a = A({ident});\n"
+        f"  A a = {ident};\n"
         f"  for (long long i = lo + threadIdx.x; i < hi; i += {RED_BLOCK}) {{\n"
         f"    {t} v;\n"
         f"    if (dense) {{\n      v = hf::fx_{spec.key()}::eval({dense});\n    }} else {{\n"
@@ -221,7 +242,7 @@ def reduce_source(spec: Spec, op: str, out_dtype) -> str:
         f'extern "C" __global__ void __launch_bounds__({RED_BLOCK}) {base}_red2_{op}('
         f"long long m, const hf::calc_of<{t}>::type* part, {out_t}* out, long long count) {{\n"
         f"  typedef {acc} A;\n"
-        f"  A a = A({ident});\n"
+        f"  A a = {ident};\n"
         f"  for (long long i = threadIdx.x; i < m; i += {RED_BLOCK}) a = hf::{fn}()(a, part[i]);\n"
         + tree +
         f"  if (threadIdx.x == 0) out[0] = hf::cast<{out_t}>({final});\n}}\n")
@@ -290,7 +311,8 @@ def row_spec(dt) -> Spec:
 
 #: the samples' fused reductions (sample, op, output dtype) dumped and compiled too
 REDUCE_SAMPLES = (("damped_f32", "sum", "float32"), ("half_scale", "mean", "float16"),
-                  ("where_i32", "prod", "float64"), ("conj_c64", "mean", "float32"))
+                  ("where_i32", "prod", "float64"), ("conj_c64", "mean", "float32"),
+                  ("damped_f32", "max", "float32"), ("half_scale", "min", "float16"))
 
 
 def instances() -> List[Tuple[str, str, List[str]]]:
