@@ -134,3 +134,115 @@ def test_hiprtc_compiles(group, text, exprs):
                                             rtc.HIPRTC_OPTIONS + ["-ffp-contract=off"])
     assert ok, log
     assert not rtc.missing_kernels(binary, lowered, amdgpu=True)
+
+
+# ------------------------------------------- the generated eval, run on the host
+_HOST_PRELUDE = """
+#include <math.h>
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#include <string.h>
+static inline float __int_as_float(int i) { float f; memcpy(&f, &i, 4); return f; }
+static inline double __longlong_as_double(long long i) { double f; memcpy(&f, &i, 8); return f; }
+static inline int __float_as_int(float f) { int i; memcpy(&i, &f, 4); return i; }
+static inline long long __double_as_longlong(double f) { long long i; memcpy(&i, &f, 8); return i; }
+#include "ops.cuh"
+namespace hf {  // what eval uses from elementwise.cuh (its kernels do not compile on a host)
+template <class R> struct cast_op {
+  template <class T> R operator()(T x) const { return cast<R>(x); }
+};
+template <class R> struct op_arg<cast_op<R>, half> { typedef half type; };
+}
+"""
+_HOST_CASES = {  # sample -> (function, argument makers: dtype or a scalar)
+    "damped_f32": (lambda a, b, c, w, t: a * hf.exp(-b * t) + c * hf.sin(w * t),
+                   ["float32"] * 5),
+    "half_scale": (lambda x, s: hf.tanh(x * s) + 0.5, ["float16", 1.75]),
+    "where_i32": (lambda x, y: hf.sqrt(hf.where(x > 3, x.astype(hf.float64), y)),
+                  ["int32", "float64"]),
+    "conj_c64": (lambda a, b: hf.abs(a * b), ["complex64", "complex64"]),
+    "conj_sum": (lambda a, b: a * b + a - 1j, ["complex64", "complex64"]),  # conj-sensitive
+    "int_wrap": (lambda x, y: (x * 3 + y) // 7 - (x % 5) * y, ["int8", "int8"]),
+}
+
+
+def _host_spec(name):
+    """The spec of a host case, traced and lowered (SAMPLES where it is one)."""
+    fn, makers = _HOST_CASES[name]
+    args = [_t(np.dtype(m), (2,)) if isinstance(m, str) else m for m in makers]
+    if name == "conj_sum":
+        args[1] = hf.conj(args[1])
+    spec = _lowered(fn, *args)
+    assert name not in K.SAMPLES or spec == K.SAMPLES[name]
+    return spec
+
+
+@pytest.fixture(scope="module")
+def host_lib(tmp_path_factory):
+    import ctypes
+    import shutil
+    import subprocess
+    from hipfer.kernels import KERNEL_DIR, ctype
+    cxx = shutil.which("g++") or shutil.which("clang++")
+    if cxx is None:
+        pytest.skip("no host C++ compiler")
+    lines = [_HOST_PRELUDE]
+    for name in _HOST_CASES:
+        spec = _host_spec(name)
+        lines.append(K.eval_source(spec).replace("__device__ __forceinline__ ", "inline "))
+        ins = ", ".join(f"const {ctype(t)}* p{k}" for k, t in enumerate(spec.inputs))
+        scs = "".join(f", const {ctype(t)}* s{k}" for k, t in enumerate(spec.scalars))
+        args = ", ".join([f"hf::load(p{k}, i, (conj >> {k}) & 1)"
+                          for k in range(len(spec.inputs))]
+                         + [f"*s{k}" for k in range(len(spec.scalars))])
+        out_t = ctype(K._dtype_of(spec, spec.out))
+        lines.append(f'extern "C" void run_{name}(long n, {out_t}* out, {ins}{scs}, int conj) '
+                     f"{{ for (long i = 0; i < n; ++i) out[i] = hf::fx_{spec.key()}::eval({args}); }}")
+    d = tmp_path_factory.mktemp("fuse_host")
+    src, so = d / "fuse_host.cpp", d / "fuse_host.so"
+    src.write_text("\n".join(lines) + "\n")
+    subprocess.run([cxx, "-std=c++17", "-O1", "-fPIC", "-shared", "-ffp-contract=off",
+                    f"-I{KERNEL_DIR}", str(src), "-o", str(so)], check=True)
+    return ctypes.CDLL(str(so))
+
+
+@pytest.mark.parametrize("name", sorted(_HOST_CASES))
+def test_generated_eval_matches_the_numpy_backend(host_lib, name):
+    """The generated steps (types, order, scalars, the conj fold) give the eager values:
+    bitwise where every op is exact (sqrt, comparisons, casts, products), within the
+    math libraries' last ulps where one is not (exp, sin, tanh, abs of complex)."""
+    import ctypes
+    from _util import RTOL, random_array
+    fn, makers = _HOST_CASES[name]
+    spec = _host_spec(name)
+    rng = np.random.default_rng(abs(hash(name)) % 2**32)
+    arrays, args, scalars = [], [], []
+    for m in makers:
+        if isinstance(m, str):
+            a = random_array(rng, (257,), np.dtype(m), special=True)
+            arrays.append(a)
+            args.append(hf.asarray(a))
+        else:
+            args.append(m)
+    conj = 2 if name.startswith("conj") else 0  # the second input read conjugated
+    if conj:
+        args[1] = hf.conj(args[1])
+    graph, slots, _ = trace(fn, args, None)
+    for n in graph.nodes:
+        if n.kind == "scalar":
+            src = slots[n.what]
+            v = args[src[1]] if src[0] == "arg" else src[1]
+            scalars.append(np.array(v, n.dtype))
+    want = np.asarray(fn(*args), copy=True)
+    got = np.empty(want.shape, K._dtype_of(spec, spec.out))
+    ptr = [ctypes.c_void_p(x.ctypes.data) for x in arrays + scalars]
+    getattr(host_lib, f"run_{name}")(ctypes.c_long(got.size), ctypes.c_void_p(got.ctypes.data),
+                                      *ptr, ctypes.c_int(conj))
+    assert got.dtype == want.dtype
+    # exact ops only (NumPy's complex product may use FMA instructions: an ulp apart)
+    if name in ("where_i32", "int_wrap"):
+        assert got.tobytes() == want.tobytes()
+    else:
+        tol = RTOL[np.dtype(got.dtype.char.lower()) if got.dtype.kind == "c" else got.dtype]
+        np.testing.assert_allclose(got, want, rtol=tol * 4, atol=tol, equal_nan=True)

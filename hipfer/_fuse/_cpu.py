@@ -234,7 +234,7 @@ def _whole(prog: Program, arrays, conj, slot_values, shape):
 
 def _block_runner(prog, views, conj, small, work_shape, k, chunk, target, axes):
     """run(blocks) -> partials (reduction) for one worker: its own buffers."""
-    g, be = prog.g, prog.be
+    g = prog.g
     nodes = g.nodes
     rest = tuple(work_shape[k + 1:])
     inner = math.prod(rest)

@@ -457,7 +457,7 @@ def _wrap(original, name: str, prefix: str):
         if _has_proxy(args, kwargs):
             if tracing is None:
                 _refuse(f"{prefix}{name} is not elementwise",
-                        f"call it outside the fused function")
+                        "call it outside the fused function")
             return tracing(*args, **kwargs)
         return original(*args, **kwargs)
     wrapper.__name__ = getattr(original, "__name__", name)

@@ -68,6 +68,19 @@ def _step(i: int, step) -> str:
     return f"  {r} t{i};\n  t{i} = {rhs};\n"
 
 
+def eval_source(spec: Spec) -> str:
+    """``hf::fx_<key>::eval(inputs..., scalars...)``: the steps of spec on one element
+    (each step's result stored in its eager output type), as C++ that also compiles on
+    the host (tests/test_fuse_kernels.py runs it there against the NumPy backend)."""
+    out_t = ctype(_dtype_of(spec, spec.out))
+    params = ([f"{ctype(t)} x{k}" for k, t in enumerate(spec.inputs)]
+              + [f"{ctype(t)} s{k}" for k, t in enumerate(spec.scalars)])
+    body = "".join(_step(i, s) for i, s in enumerate(spec.steps))
+    return (f"\nnamespace hf {{ namespace fx_{spec.key()} {{\n"
+            f"__device__ __forceinline__ {out_t} eval({', '.join(params)}) {{\n{body}"
+            f"  return {_ref(spec.out)};\n}}\n}} }}  // namespace hf::fx_{spec.key()}\n\n")
+
+
 def kernel_name(spec: Spec) -> str:
     return f"hf_fused_{spec.key()}"
 
@@ -84,8 +97,6 @@ def source(spec: Spec) -> str:
     out_t = ctype(_dtype_of(spec, spec.out))
     ins = [ctype(t) for t in spec.inputs]
     scs = [ctype(t) for t in spec.scalars]
-    params = [f"{t} x{k}" for k, t in enumerate(ins)] + [f"{t} s{k}" for k, t in enumerate(scs)]
-    body = "".join(_step(i, s) for i, s in enumerate(spec.steps))
     sc_args = "".join(f", {t} s{k}" for k, t in enumerate(scs))
     sc_pass = [f"s{k}" for k in range(len(scs))]
     ptrs = "".join(f", const {t}* p{k}" for k, t in enumerate(ins))
@@ -98,19 +109,14 @@ def source(spec: Spec) -> str:
     tail_args = ", ".join([f"hf::load(p{k}, ((splat >> {k}) & 1) ? 0 : t, (conj >> {k}) & 1)"
                            for k in range(len(ins))] + sc_pass)
     # the N-d kernel
-    nd_strides = "".join(f", hf::Strides st{k}" for k in range(len(ins)))
     nd_ptrs = "".join(f", const {t}* p{k}, hf::Strides st{k}" for k, t in enumerate(ins))
     st_list = ", ".join(["so"] + [f"st{k}" for k in range(len(ins))])
     nd_args = ", ".join([f"hf::load(p{k}, off[{k + 1}], (conj >> {k}) & 1)"
                          for k in range(len(ins))] + sc_pass)
-    del nd_strides
     return (
         f'// hipfer.fuse kernel {base}: {len(ins)} input(s), {len(scs)} scalar(s), '
         f'{len(spec.steps)} op(s)\n'
-        + module_source(FILE) +
-        f"\nnamespace hf {{ namespace fx_{spec.key()} {{\n"
-        f"__device__ __forceinline__ {out_t} eval({', '.join(params)}) {{\n{body}"
-        f"  return {_ref(spec.out)};\n}}\n}} }}  // namespace hf::fx_{spec.key()}\n\n"
+        + module_source(FILE) + eval_source(spec) +
         f'extern "C" __global__ void {base}_vec(long long n, {out_t}* out{ptrs}{sc_args}, '
         f"int splat, int conj) {{\n"
         f"  const int V = {vw};\n"
