@@ -147,6 +147,14 @@ def test_mixed_dtypes_promote_as_eagerly(be, rng):
     check_same(be, lambda p, r: hf.exp(p) + np.float32(2) * r, a, c)  # a NumPy scalar: strong
 
 
+@pytest.mark.parametrize("dt", ["float32", "int8", "uint16", "complex64", "bool"])
+def test_numpy_scalar_arguments_are_strong(be, rng, dt):
+    x = _operand(be, rng, (5,), np.dtype(dt))
+    for s in (np.float64(2.5), np.int16(-3), np.float16(0.5), np.bool_(True)):
+        check_same(be, lambda a, v: a * v, x, s)
+        check_same(be, lambda a, v: hf.where(a == a, v, a), x, s)
+
+
 def test_operators_and_numpy_functions(be, rng):
     x = _operand(be, rng, (8,), np.dtype(np.float32))
     y = _operand(be, rng, (8,), np.dtype(np.float32))

@@ -33,7 +33,7 @@ def _slot_values(slots, args, dtypes) -> list:
         value = args[src[1]] if src[0] == "arg" else src[1]
         if src[0] == "arg" and type(value) is not src[2]:
             raise TypeError(f"hipfer.fuse: argument {src[1]} changed type")  # not in the key
-        if dt.kind in "iu" and isinstance(value, int) and not isinstance(value, bool):
+        if dt.kind in "iu" and type(value) is int:
             _dtypes.scalar_type(dt, value)  # OverflowError out of dt's range, as eagerly
         vals.append(value)
     return vals
@@ -59,7 +59,8 @@ class Fused:
         hit = self._traces.get(key)
         if hit is None:
             for i, a in enumerate(args):
-                if not isinstance(a, (Tensor, bool, int, float, complex)):
+                if not isinstance(a, (Tensor, bool, int, float, complex, np.bool_,
+                                      np.number)):
                     raise TypeError(f"hipfer.fuse: argument {i} is a {type(a).__name__}; a "
                                     "fused function takes hipfer Tensors and Python scalars")
             tensors = [a for a in args if isinstance(a, Tensor)]

@@ -47,6 +47,16 @@ class Weak:
     __rtruediv__ = __neg__ = __pow__ = __rpow__ = __lt__ = __gt__ = __le__ = __ge__ = _flow
 
 
+class Strong(Weak):
+    """A NumPy scalar argument: strong (a 0-d tensor of its dtype, as NumPy 2 and the
+    namespace treat it), its value given per call."""
+    __slots__ = ("dtype",)
+
+    def __init__(self, tp, arg: int):
+        super().__init__(tp, arg)
+        self.dtype = np.dtype(tp)
+
+
 class Traced:
     """A tensor value inside a fused function (records ops; has dtype, ndim, device)."""
     __slots__ = ("_tr", "_node", "dtype", "ndim", "_reduced")
@@ -196,7 +206,7 @@ def _pair(tr: Tracer, a, b, fn: str):
     if not (ta or tb):
         raise FuseError(f"hipfer.fuse: {fn}(): at least one operand must be a tensor")
     t, s = (a, b) if ta else (b, a)
-    dt = (_dtypes.result_type(t.dtype, s.dtype) if isinstance(s, np.generic)
+    dt = (_dtypes.result_type(t.dtype, s.dtype) if isinstance(s, (np.generic, Strong))
           else _weak_dtype(t.dtype, s, fn))
     sn = _scalar(tr, s.item() if isinstance(s, np.generic) else s, dt)
     return (t._node, sn, dt) if ta else (sn, t._node, dt)
@@ -514,6 +524,8 @@ def trace(fn, args, device) -> tuple:
         if isinstance(a, Tensor):
             proxies.append(Traced(tr, tr.node(tr.b.input(k, a.dtype), a.ndim)))
             k += 1
+        elif isinstance(a, (np.bool_, np.number)):
+            proxies.append(Strong(type(a), i))
         elif isinstance(a, _PY_SCALARS):
             proxies.append(Weak(type(a), i))
         else:
