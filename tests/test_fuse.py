@@ -334,6 +334,17 @@ def test_trace_time_errors(fn, match):
     assert "Scalar" not in str(info.value) and "Descriptor" not in str(info.value)
 
 
+def test_dtype_queries_run_during_a_trace(rng):
+    x = hf.asarray(rng.standard_normal(5).astype(np.float32))
+    i = hf.asarray(rng.integers(0, 9, 5).astype(np.int16))
+
+    def fn(a, b):
+        dt = hf.result_type(a, b)
+        eps = float(hf.finfo(dt).eps)
+        return hf.astype(b, dt) * eps + a
+    assert_bits(_Np(), hf.fuse(fn)(x, i), fn(x, i))
+
+
 def test_other_errors():
     x = hf.asarray(np.arange(6.0))
     captured = hf.asarray(np.ones(6))

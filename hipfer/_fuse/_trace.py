@@ -460,7 +460,14 @@ def _has_proxy(args, kwargs) -> builtins.bool:
     return _has_proxy(tuple(kwargs.values()), {}) if kwargs else False
 
 
+#: namespace functions that only read their arguments' dtype or ndim: they run as they
+#: are on traced values (hf.result_type(x, y) inside a fused function is a Python value)
+_QUERIES = frozenset({"result_type", "can_cast", "isdtype", "finfo", "iinfo"})
+
+
 def _wrap(original, name: str, prefix: str):
+    if prefix == "" and name in _QUERIES:
+        return original
     tracing = _TRACING.get(name) if prefix == "" else None
 
     def wrapper(*args, **kwargs):
