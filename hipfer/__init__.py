@@ -42,6 +42,7 @@ from ._polynomial import *  # noqa: F401,F403
 from ._window import *  # noqa: F401,F403
 from ._printing import *  # noqa: F401,F403
 from ._io import *  # noqa: F401,F403
+from ._fuse import *  # noqa: F401,F403
 from . import prims, random  # noqa: F401
 from .prims.registry import load_cutensor, load_hiptensor  # noqa: F401
 
@@ -95,13 +96,13 @@ _dask_hook.install()
 
 # The public names: every topic module's __all__ and the names defined or imported here.
 from . import (_constants, _creation, _data_type_functions, _dlpack, _elementwise,  # noqa: E402
-               _functional, _histograms, _indexing, _info, _introspection, _io,
+               _functional, _fuse, _histograms, _indexing, _info, _introspection, _io,
                _linear_algebra, _manipulation, _math, _nanfunctions, _numpy_statistics,
                _polynomial, _printing, _searching, _sets, _sorting, _statistical, _utility,
                _views, _window)
 #: the topic modules (each star-imported above): a new one goes here and in a star import
 _TOPICS = (_constants, _creation, _data_type_functions, _dlpack, _elementwise, _functional,
-           _histograms, _indexing, _info, _introspection, _io, _linear_algebra, _manipulation,
+           _fuse, _histograms, _indexing, _info, _introspection, _io, _linear_algebra, _manipulation,
            _math, _nanfunctions, _numpy_statistics, _polynomial, _printing, _searching, _sets,
            _sorting, _statistical, _utility, _views, _window)
 # Submodules are attributes, not in __all__ (linalg, fft, random, prims, backends loaded;

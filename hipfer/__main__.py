@@ -28,8 +28,9 @@ def cmd_info(args) -> int:
 
 # ---------------------------------------------------------------- dump-kernels
 def cmd_dump_kernels(args) -> int:
-    from hipfer.kernels import dump
+    from hipfer.kernels import dump, fuse
     paths = dump(args.dir, only=args.only)
+    paths += fuse.dump(args.dir, only=args.only)  # hipfer.fuse's generated sources
     if not paths:
         what = f" matching {args.only!r}" if args.only else ""
         print(f"hipfer dump-kernels: no kernel groups{what}", file=sys.stderr)

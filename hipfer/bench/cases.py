@@ -22,7 +22,7 @@ __all__ = ["GROUPS", "GEMM_DTYPES", "NO_TEMPS", "Context", "Case", "Spec", "Targ
 
 #: every case group, in report order
 GROUPS = ("elementwise_unary", "elementwise_binary", "reduction", "where", "take", "sort",
-          "matmul", "einsum", "fused", "overhead", "numpy_api")
+          "matmul", "einsum", "fused", "overhead", "numpy_api", "fuse")
 GEMM_DTYPES = ("float32", "float64", "complex64")
 
 
@@ -707,9 +707,42 @@ def _numpy_api(ctx):
     ]
 
 
+def _damped(m, a, b, c, w, t):
+    return a * m.exp(-b * t) + c * m.sin(w * t)
+
+
+def _fuse(ctx):
+    """hipfer.fuse (issue 24): a 7-op float32 chain and the same chain ending in a sum,
+    one pass against each peer's eager chain; the warm host time of a fused call."""
+    import hipfer as hf
+    g = "fuse"
+    n = ctx.sizes["n"]
+    gpu = ctx.device == "gpu"
+    chain_t = ((Target("fuse >=0.85 copy", "of_limit", ">=", 0.85),
+                Target("fuse >=3x cupy", "vs:cupy", "<=", 1 / 3)) if gpu else
+               (Target("fuse >=2x numpy", "vs:numpy", "<=", 0.5),))
+    sum_t = () if gpu else (Target("fuse+sum >=2x numpy", "vs:numpy", "<=", 0.5),)
+    fused = hf.fuse(lambda a, b, c, w, t: _damped(hf, a, b, c, w, t))
+    fused_sum = hf.fuse(lambda a, b, c, w, t: hf.sum(_damped(hf, a, b, c, w, t)))
+
+    def case(name, size, op, hf_op, targets, note, salt, out_bytes):
+        def build():
+            xs = [_rand(ctx.rng(salt + i), (size,), "float32") for i in range(5)]
+            return Case(bind(ctx, xs, op, hf_op=hf_op, torch_op=False), "float32", (size,),
+                        5 * size * 4 + out_bytes(size), targets=targets, note=note)
+        return Spec(g, name, build)
+    return [case(f"a*exp(-b*t)+c*sin(w*t) float32 {n}", n, _damped,
+                 lambda m, *xs: fused(*xs), chain_t, "one pass", 140, lambda k: 4 * k),
+            case(f"sum(a*exp(-b*t)+c*sin(w*t)) float32 {n}", n,
+                 lambda m, *xs: m.sum(_damped(m, *xs)), lambda m, *xs: fused_sum(*xs), sum_t,
+                 "elementwise + reduction", 150, lambda k: 4),
+            case("fused chain call 16 float32", 16, _damped, lambda m, *xs: fused(*xs), (),
+                 "warm host time per call", 160, lambda k: 4 * k)]
+
+
 _GROUP_FNS = {"elementwise_unary": _unary, "elementwise_binary": _binary, "reduction": _reduction,
               "where": _where, "take": _take, "sort": _sort, "matmul": _matmul, "einsum": _einsum,
-              "fused": _fused, "overhead": _overhead, "numpy_api": _numpy_api}
+              "fused": _fused, "overhead": _overhead, "numpy_api": _numpy_api, "fuse": _fuse}
 
 
 def specs(ctx: Context) -> list:

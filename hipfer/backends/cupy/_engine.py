@@ -45,6 +45,16 @@ from ...kernels import module_source
 
 MAX_NDIM = 12  # HF_MAX_NDIM in common.cuh
 OPTIONS = ("-std=c++17",)
+
+
+def contraction_off() -> tuple:
+    """The option that keeps the compiler from fusing a multiply and an add into an FMA
+    (NVRTC's --fmad=false, hiprtc's -ffp-contract=off), for every kernel: a fused
+    expression (hipfer.fuse) is then bitwise equal to the same ops run one kernel each,
+    and an op whose functor multiplies and adds (complex products) rounds as NumPy does."""
+    return ("-ffp-contract=off",) if cupy.cuda.runtime.is_hip else ("--fmad=false",)
+
+
 BLOCK = 256
 
 _lock = threading.Lock()
@@ -244,7 +254,7 @@ def _rtc_options() -> tuple:
     if not _options:
         from cupy._core import core
         from cupy import _environment
-        opts = tuple(core.assemble_cupy_compiler_options(OPTIONS))
+        opts = tuple(core.assemble_cupy_compiler_options(OPTIONS + contraction_off()))
         if cupy.cuda.runtime.is_hip:
             opts += ("-fcuda-flush-denormals-to-zero",)
             hipcc_dirs = getattr(_environment, "_get_hipcc_include_dirs", None)  # 14.1+
@@ -350,7 +360,8 @@ def get_kernels(file: str, exprs: Sequence[str]) -> tuple:
                         ks = tuple(launchable(ModuleKernel(file, exprs, i, dev, f))
                                    for i, f in enumerate(_compile_group(file, exprs, dev)))
                     else:
-                        mod = cupy.RawModule(code=module_source(file), options=OPTIONS,
+                        mod = cupy.RawModule(code=module_source(file),
+                                             options=OPTIONS + contraction_off(),
                                              name_expressions=list(exprs))
                         ks = tuple(launchable(mod.get_function(e)) for e in exprs)
                 except cupy.cuda.compiler.CompileException as e:  # pragma: no cover - GPU only

@@ -1,0 +1,145 @@
+"""hipfer.fuse on the GPU: a fused graph lowered to a kernel spec (hipfer.kernels.fuse),
+compiled once per graph and device, and launched once per call.
+
+The graph comes from the namespace (hipfer._fuse); this module reads its nodes (kind,
+dtype, args, the prims descriptor) and imports nothing above the backends. The vector
+kernel runs when every operand the result reads is dense in C order with the output's
+shape, or one element (splat), and 16-byte aligned; anything else takes the N-d kernel
+with the axes merged (_engine.collapse). Scalar slots are kernel arguments.
+"""
+from __future__ import annotations
+
+import threading
+
+import cupy
+import numpy as np
+
+from ...kernels import fuse as K
+from . import _engine as eng
+
+_lock = threading.Lock()
+_modules: dict = {}  # (spec key, reduction, device) -> the module's kernels
+
+
+def _deps(graph) -> list:
+    deps = []
+    for n in graph.nodes:
+        deps.append(frozenset((n.what,)) if n.kind == "input" else frozenset() if
+                    n.kind == "scalar" else frozenset().union(*(deps[a] for a in n.args)))
+    return sorted(deps[graph.out])
+
+
+class Program:
+    """A graph's GPU kernels (compiled on first use) and what a launch needs."""
+
+    def __init__(self, graph, be, reduction=None):
+        """reduction: a full reduction (every axis) the kernels compute themselves
+        (op in hipfer.kernels.fuse.REDUCE_OPS), else None (elementwise only)."""
+        self.g, self.be, self.red = graph, be, reduction
+        self.spec = K.lower(graph)
+        self.deps = _deps(graph)
+        self.out_dtype = graph.nodes[graph.out].dtype
+        self.scalar_dtypes = self.spec.scalars
+
+    def kernels(self):
+        """(vec, nd) -- plus (red1, red2) with a reduction -- compiled once per device."""
+        red = self.red
+        key = (self.spec.key(), red and (red.op, red.out_dtype), cupy.cuda.runtime.getDevice())
+        ks = _modules.get(key)
+        if ks is None:
+            with _lock:
+                ks = _modules.get(key)
+                if ks is None:
+                    src, names = K.source(self.spec), list(K.names(self.spec))
+                    if red is not None:
+                        src += K.reduce_source(self.spec, red.op, red.out_dtype)
+                        names += K.reduce_names(self.spec, red.op)
+                    mod = cupy.RawModule(code=src, options=eng.OPTIONS + eng.contraction_off())
+                    ks = _modules[key] = tuple(mod.get_function(n) for n in names)
+        return ks
+
+
+def _host_scalar(value, dt: np.dtype):
+    """value as a kernel argument of dtype dt (the fill's conversion: an unsafe cast)."""
+    try:
+        return dt.type(value)
+    except (OverflowError, TypeError, ValueError):
+        return np.asarray(value).astype(dt)[()]
+
+
+def _on_device(fn):
+    """fn run with the program's device current (as the backend's execute does)."""
+    def run(prog, *args):
+        be = prog.be
+        if cupy.cuda.runtime.getDevice() != be.index:
+            with be.cuda_device:
+                return fn(prog, *args)
+        return fn(prog, *args)
+    run.__doc__ = fn.__doc__
+    return run
+
+
+@_on_device
+def evaluate(prog: Program, datas, conj, slot_values, shape):
+    """The fused elementwise result (a new CuPy array of shape); one launch."""
+    out = prog.be.empty(shape, prog.out_dtype)
+    n = out.size
+    if n == 0:
+        return out
+    vec, nd = prog.kernels()
+    scal = [_host_scalar(v, dt) for v, dt in zip(slot_values, prog.scalar_dtypes)]
+    cbits = np.int32(sum(1 << k for k, c in enumerate(conj) if c))
+    dense = all((a.flags.c_contiguous and a.shape == shape) or a.size == 1 for a in datas) \
+        and all(a.data.ptr % 16 == 0 for a in datas) and out.data.ptr % 16 == 0
+    grid = (eng.grid_for(n, 4),)
+    if dense:
+        splat = np.int32(sum(1 << k for k, a in enumerate(datas) if a.shape != shape))
+        vec(grid, (eng.BLOCK,), (np.int64(n), out, *datas, *scal, splat, cbits))
+        return out
+    so = eng.elem_strides(out.strides, out.itemsize)
+    sts = [eng.broadcast_strides(a.shape, eng.elem_strides(a.strides, a.itemsize), shape)
+           if prog_reads(prog, k) else (0,) * len(shape) for k, a in enumerate(datas)]
+    cshape, cst = eng.collapse(shape, so, *sts)
+    args = [np.int64(n), eng.shape_arg(cshape), out, eng.strides_arg(cst[0])]
+    for a, st in zip(datas, cst[1:]):
+        args += [a, eng.strides_arg(st)]
+    nd(grid, (eng.BLOCK,), (*args, *scal, cbits))
+    return out
+
+
+@_on_device
+def reduce_all(prog: Program, datas, conj, slot_values, shape):
+    """The fused full reduction: the partials of fixed element ranges, then one block
+    over the partials (two launches, no temporary of the elementwise result)."""
+    red = prog.red
+    n = 1
+    for k in shape:
+        n *= k
+    vec, nd, red1, red2 = prog.kernels()
+    scal = [_host_scalar(v, dt) for v, dt in zip(slot_values, prog.scalar_dtypes)]
+    cbits = np.int32(sum(1 << k for k, c in enumerate(conj) if c))
+    dense = all((a.flags.c_contiguous and a.shape == shape) or a.size == 1 for a in datas)
+    splat = np.int32(sum(1 << k for k, a in enumerate(datas) if a.shape != shape))
+    blocks = max(1, min(1024, -(-n // (K.RED_BLOCK * 8))))  # a function of n only
+    chunk = -(-n // blocks)
+    c_strides, acc = [], 1
+    for k in reversed(shape):
+        c_strides.insert(0, acc)
+        acc *= k
+    sts = [eng.broadcast_strides(a.shape, eng.elem_strides(a.strides, a.itemsize), shape)
+           if prog_reads(prog, k) else (0,) * len(shape) for k, a in enumerate(datas)]
+    cshape, cst = eng.collapse(shape, tuple(c_strides), *sts)
+    acc_dt = np.dtype(np.float32) if prog.out_dtype == np.float16 else prog.out_dtype
+    part = prog.be.empty((blocks,), acc_dt)
+    args = [np.int64(n), np.int64(chunk), eng.shape_arg(cshape), eng.strides_arg(cst[0]), part]
+    for a, st in zip(datas, cst[1:]):
+        args += [a, eng.strides_arg(st)]
+    red1((blocks,), (K.RED_BLOCK,), (*args, *scal, np.int32(dense), splat, cbits))
+    out = prog.be.empty((), red.out_dtype)
+    red2((1,), (K.RED_BLOCK,), (np.int64(blocks), part, out, np.int64(n)))
+    return out.reshape((1,) * len(shape)) if red.keepdims else out
+
+
+def prog_reads(prog: Program, k: int) -> bool:
+    """Whether the result reads input k (an unread input gets zero strides)."""
+    return k in prog.deps

@@ -1,0 +1,352 @@
+"""The source of a fused expression kernel (hipfer.fuse), generated from a plain spec.
+
+A spec (``Spec``) lists the tensor inputs' dtypes, the scalar slots' dtypes (the values
+are kernel arguments), and the steps in evaluation order, each ``(kind, name, dtype,
+args)``: kind "op" calls ``hf::op_<name>`` (the op table's functor), "cast" converts
+with ``hf::cast_op<R>``, "where" selects; args refer to ("x", k) input k (its conj bit
+folded at load), ("s", k) scalar k or ("t", k) an earlier step. Each step is computed as
+the eager kernels compute it -- ``op_call<Op>(...)`` on the operands' own C types,
+assigned to the op's output type (float16 rounds at every op) -- and the kernels are
+compiled with floating-point contraction off, as the eager ones are, so no multiply-add
+fuses across ops: the results are the eager chain's, bit for bit.
+
+Two kernels per spec, as the elementwise templates have (kernels/elementwise.cuh):
+``<name>_vec``, every full-size operand dense in C order and 16-byte aligned (vector
+loads of V elements a thread; one-element operands splat, bitmask ``splat``), and
+``<name>_nd``, any layout: hf::Shape plus hf::Strides (elements) per operand, output
+first, 64-bit offsets. ``extern "C"`` names need no name expression lookup.
+A full reduction tail adds two kernels (``reduce_source``): fixed element ranges to
+partials, then one block over the partials, in a fixed order (no atomics).
+``SAMPLES`` are specs the test suite traces (tests/test_fuse_kernels.py checks that the
+tracer still produces them); ``instances()`` lists their groups for ``hipfer dump-kernels``.
+"""
+from __future__ import annotations
+
+import hashlib
+from typing import List, NamedTuple, Tuple
+
+import numpy as np
+
+from . import ctype, module_source
+
+FILE = "elementwise.cuh"  # the header every fused source includes (the ew helpers, ops.cuh)
+
+
+class Spec(NamedTuple):
+    inputs: Tuple[np.dtype, ...]
+    scalars: Tuple[np.dtype, ...]
+    steps: Tuple[tuple, ...]        # (kind, name, dtype, args)
+    out: tuple                      # the ref of the result
+
+    def key(self) -> str:
+        text = repr((tuple(str(t) for t in self.inputs), tuple(str(t) for t in self.scalars),
+                     tuple((k, n, str(dt), a) for k, n, dt, a in self.steps), self.out))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _dtype_of(spec: Spec, ref) -> np.dtype:
+    kind, k = ref
+    return {"x": spec.inputs, "s": spec.scalars}[kind][k] if kind != "t" else spec.steps[k][2]
+
+
+def _ref(ref) -> str:
+    return {"x": "x", "s": "s", "t": "t"}[ref[0]] + str(ref[1])
+
+
+def _step(i: int, step) -> str:
+    kind, name, dt, args = step
+    r = ctype(dt)
+    a = [_ref(x) for x in args]
+    if kind == "op":
+        rhs = f"hf::op_call<hf::op_{name}>({', '.join(a)})"
+    elif kind == "cast":
+        rhs = f"hf::op_call<hf::cast_op<{r}> >({a[0]})"
+    elif kind == "where":
+        rhs = f"({a[0]} ? {a[1]} : {a[2]})"
+    else:
+        raise ValueError(f"unknown fused step kind {kind!r}")
+    return f"  {r} t{i};\n  t{i} = {rhs};\n"
+
+
+def eval_source(spec: Spec) -> str:
+    """``hf::fx_<key>::eval(inputs..., scalars...)``: the steps of spec on one element
+    (each step's result stored in its eager output type), as C++ that also compiles on
+    the host (tests/test_fuse_kernels.py runs it there against the NumPy backend)."""
+    out_t = ctype(_dtype_of(spec, spec.out))
+    params = ([f"{ctype(t)} x{k}" for k, t in enumerate(spec.inputs)]
+              + [f"{ctype(t)} s{k}" for k, t in enumerate(spec.scalars)])
+    body = "".join(_step(i, s) for i, s in enumerate(spec.steps))
+    return (f"\nnamespace hf {{ namespace fx_{spec.key()} {{\n"
+            f"__device__ __forceinline__ {out_t} eval({', '.join(params)}) {{\n{body}"
+            f"  return {_ref(spec.out)};\n}}\n}} }}  // namespace hf::fx_{spec.key()}\n\n")
+
+
+def kernel_name(spec: Spec) -> str:
+    return f"hf_fused_{spec.key()}"
+
+
+def names(spec: Spec) -> Tuple[str, str]:
+    """The (vector, N-d) kernel names of spec."""
+    base = kernel_name(spec)
+    return f"{base}_vec", f"{base}_nd"
+
+
+def source(spec: Spec) -> str:
+    """The complete kernel source of spec (our headers inlined)."""
+    base = kernel_name(spec)
+    out_t = ctype(_dtype_of(spec, spec.out))
+    ins = [ctype(t) for t in spec.inputs]
+    scs = [ctype(t) for t in spec.scalars]
+    sc_args = "".join(f", {t} s{k}" for k, t in enumerate(scs))
+    sc_pass = [f"s{k}" for k in range(len(scs))]
+    ptrs = "".join(f", const {t}* p{k}" for k, t in enumerate(ins))
+    # the vector kernel
+    vw = f"hf::vec_width<{', '.join(ins + [out_t])}>::value"
+    loads = "".join(f"    const hf::pack<{t}, V> v{k} = hf::load_vec<V>(p{k}, k, (splat >> {k}) & 1);\n"
+                    for k, t in enumerate(ins))
+    vec_args = ", ".join([f"hf::maybe_conj(v{k}.v[j], (conj >> {k}) & 1)" for k in range(len(ins))]
+                         + sc_pass)
+    tail_args = ", ".join([f"hf::load(p{k}, ((splat >> {k}) & 1) ? 0 : t, (conj >> {k}) & 1)"
+                           for k in range(len(ins))] + sc_pass)
+    # the N-d kernel
+    nd_ptrs = "".join(f", const {t}* p{k}, hf::Strides st{k}" for k, t in enumerate(ins))
+    st_list = ", ".join(["so"] + [f"st{k}" for k in range(len(ins))])
+    nd_args = ", ".join([f"hf::load(p{k}, off[{k + 1}], (conj >> {k}) & 1)"
+                         for k in range(len(ins))] + sc_pass)
+    return (
+        f'// hipfer.fuse kernel {base}: {len(ins)} input(s), {len(scs)} scalar(s), '
+        f'{len(spec.steps)} op(s)\n'
+        + module_source(FILE) + eval_source(spec) +
+        f'extern "C" __global__ void {base}_vec(long long n, {out_t}* out{ptrs}{sc_args}, '
+        f"int splat, int conj) {{\n"
+        f"  const int V = {vw};\n"
+        f"  HF_GRID_LOOP(k, n / V) {{\n{loads}"
+        f"    hf::pack<{out_t}, V> r;\n"
+        f"#pragma unroll\n"
+        f"    for (int j = 0; j < V; ++j) r.v[j] = hf::fx_{spec.key()}::eval({vec_args});\n"
+        f"    hf::store_pack<V>(out, k, r);\n  }}\n"
+        f"  for (hf::i64 t = n / V * V + (hf::i64)blockIdx.x * blockDim.x + threadIdx.x; t < n;\n"
+        f"       t += (hf::i64)blockDim.x * gridDim.x)\n"
+        f"    out[t] = hf::fx_{spec.key()}::eval({tail_args});\n}}\n\n"
+        f'extern "C" __global__ void {base}_nd(long long n, hf::Shape shape, {out_t}* out, '
+        f"hf::Strides so{nd_ptrs}{sc_args}, int conj) {{\n"
+        f"  HF_GRID_LOOP(i, n) {{\n"
+        f"    hf::i64 off[{len(ins) + 1}];\n"
+        f"    hf::nd_offsets_outer(i, shape, shape.ndim, off, {st_list});\n"
+        f"    out[off[0]] = hf::fx_{spec.key()}::eval({nd_args});\n  }}\n}}\n")
+
+
+def lower(graph) -> Spec:
+    """The spec of a fused graph's elementwise part (hipfer._fuse._graph.Graph, read by
+    its fields: node kind, dtype, args and the prims descriptor -- an op descriptor has
+    ``op`` (its table row names the functor), PointwiseCast ``dtype``, the wheres
+    neither)."""
+    refs, steps, inputs, scalars = {}, [], {}, {}
+    for i, n in enumerate(graph.nodes):
+        if n.kind == "input":
+            inputs[n.what] = n.dtype
+            refs[i] = ("x", n.what)
+        elif n.kind == "scalar":
+            scalars[n.what] = n.dtype
+            refs[i] = ("s", n.what)
+        else:
+            args = tuple(refs[a] for a in n.args)
+            if hasattr(n.what, "op"):
+                steps.append(("op", n.what.op.row.name, n.dtype, args))
+            elif hasattr(n.what, "dtype"):
+                steps.append(("cast", "", n.dtype, args))
+            else:
+                steps.append(("where", "", n.dtype, args))
+            refs[i] = ("t", len(steps) - 1)
+    return Spec(tuple(inputs[k] for k in range(graph.n_inputs)),
+                tuple(scalars[k] for k in range(len(scalars))), tuple(steps), refs[graph.out])
+
+
+#: the reductions a fused kernel computes itself: functor, identity (of the accumulator;
+#: None: the dtype's lowest / highest value, _identity)
+REDUCE_OPS = {"sum": ("op_add", "0"), "mean": ("op_add", "0"), "prod": ("op_multiply", "1"),
+              "any": ("op_logical_or", "0"), "all": ("op_logical_and", "1"),
+              "max": ("op_maximum", None), "min": ("op_minimum", None)}
+
+
+def _identity(op: str, dt: np.dtype) -> str:
+    """The accumulator's start value of op on dtype dt, as C++: max starts at -inf (floats:
+    op_maximum still propagates a NaN) or the lowest integer, min at the highest."""
+    fixed = REDUCE_OPS[op][1]
+    if fixed is not None:
+        return f"A({fixed})"
+    low = op == "max"
+    if dt.kind == "f":
+        return "-hf::fm::inf<A>()" if low else "hf::fm::inf<A>()"
+    if dt.kind == "b":
+        return "A(false)" if low else "A(true)"
+    info = np.iinfo(dt)
+    v = int(info.min if low else info.max)
+    if v == -(1 << 63):
+        return "A(-9223372036854775807LL - 1)"
+    return f"A({v}{'ULL' if dt.kind == 'u' else 'LL'})"
+#: threads a block of the reduction kernels (a power of two: the tree halves it)
+RED_BLOCK = 256
+
+
+def reduce_names(spec: Spec, op: str) -> Tuple[str, str]:
+    """The (partials, final) kernel names of spec's elementwise result reduced by op."""
+    base = kernel_name(spec)
+    return f"{base}_red1_{op}", f"{base}_red2_{op}"
+
+
+def reduce_source(spec: Spec, op: str, out_dtype) -> str:
+    """The two kernels of a fused full reduction (every element; op in REDUCE_OPS),
+    appended to source(spec): ``red1`` -- block b folds elements [b chunk, (b + 1) chunk)
+    in a fixed order (thread t takes every RED_BLOCK-th, then a fixed tree in shared
+    memory) into part[b], accumulating in calc_of<T>; ``red2`` -- one block folds the
+    partials the same way and writes out[0] (mean: divided by count), cast to the
+    output type. No atomics: the result repeats bit for bit for a given size."""
+    base = kernel_name(spec)
+    fn = REDUCE_OPS[op][0]
+    ident = _identity(op, _dtype_of(spec, spec.out))
+    t = ctype(_dtype_of(spec, spec.out))
+    acc = f"hf::calc_of<{t}>::type"
+    out_t = ctype(out_dtype)
+    ins = [ctype(x) for x in spec.inputs]
+    scs = [ctype(x) for x in spec.scalars]
+    sc_args = "".join(f", {x} s{k}" for k, x in enumerate(scs))
+    sc_pass = [f"s{k}" for k in range(len(scs))]
+    nd_ptrs = "".join(f", const {x}* p{k}, hf::Strides st{k}" for k, x in enumerate(ins))
+    st_list = ", ".join(["so"] + [f"st{k}" for k in range(len(ins))])
+    dense = ", ".join([f"hf::load(p{k}, ((splat >> {k}) & 1) ? 0 : i, (conj >> {k}) & 1)"
+                       for k in range(len(ins))] + sc_pass)
+    strided = ", ".join([f"hf::load(p{k}, off[{k + 1}], (conj >> {k}) & 1)"
+                         for k in range(len(ins))] + sc_pass)
+    tree = (f"  HF_TILE_RAW(sh);\n"
+            f"  sh[threadIdx.x] = a;\n  __syncthreads();\n"
+            f"  for (int w = {RED_BLOCK} / 2; w > 0; w >>= 1) {{\n"
+            f"    if ((int)threadIdx.x < w) sh[threadIdx.x] = hf::{fn}()(sh[threadIdx.x], sh[threadIdx.x + w]);\n"
+            f"    __syncthreads();\n  }}\n")
+    tree = tree.replace("HF_TILE_RAW(sh);", f"__shared__ hf::raw_of<A> sh_raw[{RED_BLOCK}];\n"
+                        f"  A* sh = reinterpret_cast<A*>(sh_raw);")
+    final = ("hf::op_call<hf::op_divide>(sh[0], hf::cast<A>((hf::f64)count))" if op == "mean"
+             else "sh[0]")
+    return (
+        f"\n// the fused reduction ({op}) of {base}\n"
+        f'extern "C" __global__ void __launch_bounds__({RED_BLOCK}) {base}_red1_{op}('
+        f"long long n, long long chunk, hf::Shape shape, hf::Strides so, "
+        f"hf::calc_of<{t}>::type* part{nd_ptrs}{sc_args}, int dense, int splat, int conj) {{\n"
+        f"  typedef {acc} A;\n"
+        f"  const long long lo = (long long)blockIdx.x * chunk;\n"
+        f"  const long long hi = lo + chunk < n ? lo + chunk : n;\n"
+        f"  A a = {ident};\n"
+        f"  for (long long i = lo + threadIdx.x; i < hi; i += {RED_BLOCK}) {{\n"
+        f"    {t} v;\n"
+        f"    if (dense) {{\n      v = hf::fx_{spec.key()}::eval({dense});\n    }} else {{\n"
+        f"      hf::i64 off[{len(ins) + 1}];\n"
+        f"      hf::nd_offsets_outer(i, shape, shape.ndim, off, {st_list});\n"
+        f"      v = hf::fx_{spec.key()}::eval({strided});\n    }}\n"
+        f"    a = hf::{fn}()(a, (A)v);\n  }}\n"
+        + tree +
+        f"  if (threadIdx.x == 0) part[blockIdx.x] = sh[0];\n}}\n\n"
+        f'extern "C" __global__ void __launch_bounds__({RED_BLOCK}) {base}_red2_{op}('
+        f"long long m, const hf::calc_of<{t}>::type* part, {out_t}* out, long long count) {{\n"
+        f"  typedef {acc} A;\n"
+        f"  A a = {ident};\n"
+        f"  for (long long i = threadIdx.x; i < m; i += {RED_BLOCK}) a = hf::{fn}()(a, part[i]);\n"
+        + tree +
+        f"  if (threadIdx.x == 0) out[0] = hf::cast<{out_t}>({final});\n}}\n")
+
+
+def _f(t):
+    return np.dtype(t)
+
+
+#: specs of chains the tests trace (kept equal to the tracer's output by the tests): the
+#: 5-op damped oscillation in float32, a float16 chain with a weak scalar, a where/compare
+#: chain on int32 -> float64, a conj-flagged complex64 product
+SAMPLES = {
+    "damped_f32": Spec(
+        (_f("f4"),) * 5, (),
+        (("op", "negative", _f("f4"), (("x", 1),)),
+         ("op", "multiply", _f("f4"), (("t", 0), ("x", 4))),
+         ("op", "exp", _f("f4"), (("t", 1),)),
+         ("op", "multiply", _f("f4"), (("x", 0), ("t", 2))),
+         ("op", "multiply", _f("f4"), (("x", 3), ("x", 4))),
+         ("op", "sin", _f("f4"), (("t", 4),)),
+         ("op", "multiply", _f("f4"), (("x", 2), ("t", 5))),
+         ("op", "add", _f("f4"), (("t", 3), ("t", 6)))),
+        ("t", 7)),
+    "half_scale": Spec(
+        (_f("f2"),), (_f("f2"), _f("f2")),
+        (("op", "multiply", _f("f2"), (("x", 0), ("s", 0))),
+         ("op", "tanh", _f("f2"), (("t", 0),)),
+         ("op", "add", _f("f2"), (("t", 1), ("s", 1)))),
+        ("t", 2)),
+    "where_i32": Spec(
+        (_f("i4"), _f("f8")), (_f("i4"),),
+        (("op", "greater", _f("?"), (("x", 0), ("s", 0))),
+         ("cast", "", _f("f8"), (("x", 0),)),
+         ("where", "", _f("f8"), (("t", 0), ("t", 1), ("x", 1))),
+         ("op", "sqrt", _f("f8"), (("t", 2),))),
+        ("t", 3)),
+    "conj_c64": Spec(
+        (_f("c8"), _f("c8")), (),
+        (("op", "multiply", _f("c8"), (("x", 0), ("x", 1))),
+         ("op", "absolute", _f("f4"), (("t", 0),))),
+        ("t", 1)),
+}
+
+
+def _result(row, dt: np.dtype) -> np.dtype:
+    if row.result == "bool":
+        return np.dtype(np.bool_)
+    if row.result == "real" and dt.kind == "c":
+        return np.dtype(dt.char.lower())
+    return dt
+
+
+def row_spec(dt) -> Spec:
+    """One spec calling every op row that takes dt (unary on x0, binary on x0 and x1, as
+    a fused graph calls them): what a graph of any of them compiles to."""
+    from ..prims.optable import BinaryOp, UnaryOp
+    dt = np.dtype(dt)
+    steps = tuple(("op", op.row.name, _result(op.row, dt), (("x", 0),) * op.row.arity
+                   if op.row.arity == 1 else (("x", 0), ("x", 1)))
+                  for op in (*UnaryOp, *BinaryOp) if dt.kind in op.row.kinds)
+    steps += (("cast", "", np.dtype(np.float32), (("x", 0),)),
+              ("where", "", dt, (("s", 0), ("x", 0), ("x", 1))))
+    return Spec((dt, dt), (np.dtype(np.bool_),), steps, ("t", len(steps) - 1))
+
+
+#: the samples' fused reductions (sample, op, output dtype) dumped and compiled too
+REDUCE_SAMPLES = (("damped_f32", "sum", "float32"), ("half_scale", "mean", "float16"),
+                  ("where_i32", "prod", "float64"), ("conj_c64", "mean", "float32"),
+                  ("damped_f32", "max", "float32"), ("half_scale", "min", "float16"))
+
+
+def instances() -> List[Tuple[str, str, List[str]]]:
+    """(group, source text, kernel names) of the samples, their fused reductions and every
+    row on every dtype (one group per dtype), for hipfer dump-kernels and the tests."""
+    from . import DTYPES
+    specs = dict(SAMPLES)
+    specs.update({f"rows_{t.name}": row_spec(t) for t in DTYPES})
+    out = [(f"fuse_{name}", source(spec), list(names(spec))) for name, spec in specs.items()]
+    for name, op, dt in REDUCE_SAMPLES:
+        spec = SAMPLES[name]
+        out.append((f"fuse_{name}_{op}", source(spec) + reduce_source(spec, op, np.dtype(dt)),
+                    list(names(spec)) + list(reduce_names(spec, op))))
+    return out
+
+
+def dump(outdir, only: str = "") -> list:
+    """Write each sample's source (with its instantiation list) into outdir as .hip
+    (``only``: the groups whose name contains it)."""
+    from pathlib import Path
+    from . import instance_list
+    out = Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for group, text, exprs in instances():
+        if only and only not in group:
+            continue
+        p = out / f"{group}.hip"
+        p.write_text(text + instance_list(exprs))
+        paths.append(p)
+    return paths
