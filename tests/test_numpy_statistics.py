@@ -32,11 +32,12 @@ def check(be, got, want, exact=False, rtol=None):
         np.testing.assert_allclose(g, want, rtol=tol, atol=tol, equal_nan=True)
 
 
-#: NumPy < 2.4 (before gh-29105's weak q) cast a q that isinstance(q, (int, float)) to a's float
-#: dtype (np.float64 too, a float subclass: float32 data gave float32), so float16 data
-#: had its virtual index computed in float16; and an int q (1) with integer data gave an
-#: integer result for the interpolating methods. NumPy >= 2.4 keeps such a q a float64 (a
-#: Python int / float weak, np.float64 strong), an integer input giving float64.
+#: NumPy < 2.4 (before gh-29105's weak q): a q with isinstance(q, (int, float)) took a's
+#: float dtype (np.float64 too, a float subclass: float32 data gave float32), so float16
+#: data had its virtual index computed in float16; and an int q (1) with integer data gave
+#: int64 for averaged_inverted_cdf / interpolated_inverted_cdf / weibull (an integer
+#: gamma). NumPy >= 2.4: a Python int / float q is weak, its gamma a float (float64 for
+#: integer data), np.float64 strong (a float64 result for float32 data).
 OLD_QUANTILE_Q = np.lib.NumpyVersion(np.__version__) < "2.4.0"
 
 
@@ -49,10 +50,9 @@ def np_quantile(x, q, **kw):
         return np.asarray(np.quantile(x, np.array(q), **kw)).astype(np.float16)
     if type(q) is np.float64:  # a strong float64
         return np.asarray(np.quantile(x, np.array(q), **kw))
-    if x.dtype.kind in "iu" and type(q) is int and kw.get("method", "linear") in (
-            "averaged_inverted_cdf", "interpolated_inverted_cdf", "hazen", "weibull",
-            "median_unbiased", "normal_unbiased", "midpoint"):
-        return want.astype(np.float64)  # a weak float gamma: float64
+    if want.dtype.kind in "iu" and type(q) is int and kw.get("method") in (
+            "averaged_inverted_cdf", "interpolated_inverted_cdf", "weibull"):
+        return want.astype(np.float64)  # an integer virtual index: NumPy < 2.4's int64
     return want
 
 
