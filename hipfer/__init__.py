@@ -102,9 +102,9 @@ from . import (_constants, _creation, _data_type_functions, _dlpack, _elementwis
                _views, _window)
 #: the topic modules (each star-imported above): a new one goes here and in a star import
 _TOPICS = (_constants, _creation, _data_type_functions, _dlpack, _elementwise, _functional,
-           _fuse, _histograms, _indexing, _info, _introspection, _io, _linear_algebra, _manipulation,
-           _math, _nanfunctions, _numpy_statistics, _polynomial, _printing, _searching, _sets,
-           _sorting, _statistical, _utility, _views, _window)
+           _fuse, _histograms, _indexing, _info, _introspection, _io, _linear_algebra,
+           _manipulation, _math, _nanfunctions, _numpy_statistics, _polynomial, _printing,
+           _searching, _sets, _sorting, _statistical, _utility, _views, _window)
 # Submodules are attributes, not in __all__ (linalg, fft, random, prims, backends loaded;
 # _LAZY loaded on first use). tests/test_public_api_hygiene.py keeps this list honest.
 __all__ = sorted({n for m in _TOPICS for n in m.__all__} | {

@@ -229,11 +229,13 @@ def _convert(v, device, array_param: bool):
 # ------------------------------------------------------------------ binding
 _SIGS: dict = {}
 
-#: NumPy C functions whose published signature is narrower than what they accept:
-#: np.arange(0, 4, 1, np.int64) passes dtype positionally (Dask's arange does)
+#: NumPy C functions whose published signature is narrower than what they accept
+#: (np.arange(0, 4, 1, np.int64) passes dtype positionally: Dask's arange does), or that
+#: publish none (fromstring)
 _TRUE_SIGNATURES = {
     "numpy.arange": "(start_or_stop, /, stop=None, step=1, dtype=None, *, device=None, "
                     "like=None)",
+    "numpy.fromstring": "(string, dtype=float, count=-1, *, sep, like=None)",
 }
 
 

@@ -140,6 +140,11 @@ def register() -> None:
     _sizeof.register(Tensor)(lambda t: t.size * t.dtype.itemsize)
     register_chunk_type(Tensor)
     _REGISTERED = True
+    # the array.backend "hipfer" without the entry point too (a tree on PYTHONPATH, not
+    # pip-installed, has no entry points)
+    from dask.array.backends import array_creation_dispatch
+    if "hipfer" not in array_creation_dispatch._lookup:
+        array_creation_dispatch.register_backend("hipfer", HipferBackendEntrypoint())
     import sys
     dist = sys.modules.get("distributed")
     if dist is not None and not getattr(dist.__spec__, "_initializing", False):
@@ -226,7 +231,8 @@ class HipferBackendEntrypoint(ArrayBackendEntrypoint):
     and da.random make hipfer chunks on the default device (a GPU when one is usable)."""
 
     def __init__(self):
-        register()
+        if not _REGISTERED:
+            register()
 
     @classmethod
     def to_backend_dispatch(cls):

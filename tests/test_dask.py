@@ -216,7 +216,7 @@ def test_serialization_round_trip():
         assert isinstance(back, hf.Tensor) and back.device == t.device
         np.testing.assert_array_equal(host(back), host(t))
     # a contiguous CPU tensor goes as its own buffer (no copy)
-    t = hf.asarray(a)
+    t = hf.asarray(a, device="cpu")
     header, frames = serialize(t, serializers=["dask"])
     assert any(np.shares_memory(np.frombuffer(f, dtype=np.uint8), t._data) for f in frames)
 

@@ -442,9 +442,15 @@ def test_array_like_copies(be):
     assert host(src)[0] == 0.0
 
 
-def test_like_without_hipfer_counterpart_is_type_error(be):
-    with pytest.raises(TypeError):
-        np.fromstring("1 2", sep=" ", like=_t(be, np.ones(2)))
+def test_like_reaches_every_creation_function(be):
+    """NEP 35: each NumPy creation function taking like= has a hipfer counterpart, which
+    makes the result on like's device."""
+    t = _t(be, np.ones(2))
+    for made in (np.fromstring("1 2", sep=" ", like=t), np.frombuffer(b"\x01\x02", np.uint8, like=t),
+                 np.fromiter(range(3), np.int64, like=t), np.identity(2, like=t),
+                 np.tri(3, like=t), np.fromfunction(lambda i: i, (3,), like=t),
+                 np.require([1, 2], like=t)):
+        assert isinstance(made, Tensor) and made.device == t.device, made
 
 
 # ------------------------------------------------------------ __array__ stays as it was
