@@ -180,6 +180,23 @@ def render() -> str:
         "reaches `Tensor.__array_ufunc__`, so the result is a Tensor too; `a += t` with a "
         "NumPy `a` raises TypeError (NumPy's out= never receives device data implicitly).",
         "",
+        "## Known divergences",
+        "",
+        "- GPU kernels compile with flush-to-zero, as CuPy's do: a float32 subnormal result "
+        "(e.g. `spacing(0)`, products near 1e-38) comes back as 0 on the GPU; float64 keeps "
+        "its subnormals. The CPU follows NumPy.",
+        "- A negative or out-of-range float cast to an unsigned or narrower integer is "
+        "undefined in C: NumPy's x86 loops wrap, GPUs saturate (`astype`, `insert`/`pad` of "
+        "such values into unsigned tensors).",
+        "- `fmax`/`fmin` of `+0` and `-0` return whichever zero the math library gives (C99).",
+        "- Transcendental functions on the GPU agree with NumPy within an ulp or two, not "
+        "bit for bit.",
+        "- `np.require`, `np.asarray_chkfinite` have no NumPy dispatch (NumPy converts their "
+        "argument first): call `hipfer.require` / `hipfer.asarray_chkfinite`.",
+        "- Functions whose output size depends on the data (`nonzero`, `unique`, `argwhere`, "
+        "`compress`, `histogram` with `range=None`, `bincount`, ...) read one size or "
+        "range back from the device (the notes column says `syncs once`).",
+        "",
         "## Coverage",
         "",
         "Each NumPy name, whether CuPy has it (CuPy's surface as recorded in "

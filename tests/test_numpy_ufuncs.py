@@ -51,13 +51,31 @@ def numpy_ref(fn, *xs):
     return r
 
 
-def check(got, want, analytic: bool):
+#: fmax/fmin of +0 and -0: C99 leaves which zero comes back to the library
+ZERO_SIGN_FREE = {"fmax", "fmin"}
+
+
+def _flushed(g, w, got):
+    """w with the float32 subnormals a GPU flushed to zero set to zero there (the GPU
+    kernels compile with flush-to-zero, as CuPy's do: a known divergence, docs/numpy.md)."""
+    if got.device.kind != "gpu" or w.dtype not in (np.float32, np.complex64):
+        return w
+    tiny = np.finfo(np.float32).tiny
+    w = w.copy()
+    for gp, wp in ((g.real, w.real), (g.imag, w.imag)) if w.dtype.kind == "c" else ((g, w),):
+        sub = (np.abs(wp) < tiny) & (wp != 0) & (gp == 0)
+        wp[sub] = gp[sub]
+    return w
+
+
+def check(got, want, analytic: bool, zero_sign: bool = True):
     g, w = host(got), np.asarray(want)
     assert g.shape == w.shape, (g.shape, w.shape)
     assert g.dtype == w.dtype, (g.dtype, w.dtype)
+    w = _flushed(g, w, got)
     if w.dtype.kind in "biu" or not analytic:
         np.testing.assert_array_equal(g, w)
-        if w.dtype.kind in "fc":  # the signs of zeros too
+        if w.dtype.kind in "fc" and zero_sign:  # the signs of zeros too
             for gp, wp in ((g.real, w.real), (g.imag, w.imag)) if w.dtype.kind == "c" else ((g, w),):
                 zero = (wp == 0) & (gp == 0)
                 assert np.array_equal(np.signbit(gp[zero]), np.signbit(wp[zero]))
@@ -77,7 +95,10 @@ def run(name, *xs):
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         got = getattr(hf, name)(*args)
-    check(got, ref, name in ANALYTIC)
+    # |complex| is a hypot: an ulp apart between math libraries
+    analytic = name in ANALYTIC or (name == "absolute" and any(
+        np.iscomplexobj(x) for x in xs))
+    check(got, ref, analytic, zero_sign=name not in ZERO_SIGN_FREE)
 
 
 def _second(rng, name, x1, dt, shape):

@@ -990,12 +990,14 @@ struct op_i0 {
   template <class T> HF_OP T operator()(T x) const { return (T)bessel_i0((f64)x); }
 };
 
+// NumPy's constants: pi / 180 divided in T itself (npy_deg2radf: NPY_PIf / 180.0f), so a
+// float32 result is NumPy's to the bit
 struct op_deg2rad {
-  template <class T> HF_OP T operator()(T x) const { return x * (T)(3.14159265358979323846 / 180.0); }
+  template <class T> HF_OP T operator()(T x) const { return x * ((T)3.14159265358979323846 / (T)180.0); }
 };
 
 struct op_rad2deg {
-  template <class T> HF_OP T operator()(T x) const { return x * (T)(180.0 / 3.14159265358979323846); }
+  template <class T> HF_OP T operator()(T x) const { return x * ((T)180.0 / (T)3.14159265358979323846); }
 };
 
 // NumPy's spacing: the distance to the next value away from zero (f32, f64; +-0 give the
