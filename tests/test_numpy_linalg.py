@@ -181,7 +181,12 @@ def test_cond_singular_nan_and_shapes(be, rng):
     singular = np.array([[[1.0, 2.0], [2.0, 4.0]], [[2.0, 0.0], [0.0, 1.0]]])
     for p in (None, 1, -1, "fro", math.inf, -2):
         with np.errstate(all="ignore"):
-            check(be, hl.cond(T(be, singular), p), np.linalg.cond(singular, p))
+            got, want = hl.cond(T(be, singular), p), np.linalg.cond(singular, p)
+        if p in (None, -2):  # sigma_max / sigma_min: a singular matrix's sigma_min is 0 or
+            g = be.asnumpy(got)  # a rounding error away from it (inf or ~1/eps)
+            assert (np.isinf(g[0]) or g[0] > 1e15) and np.isclose(g[1], want[1])
+        else:
+            check(be, got, want)
     with_nan = np.array([[np.nan, 1.0], [1.0, 1.0]])
     check(be, hl.cond(T(be, with_nan), 1), np.linalg.cond(with_nan, 1))  # NaN stays NaN
     with pytest.raises(np.linalg.LinAlgError):  # NumPy: "SVD did not converge"
@@ -469,9 +474,14 @@ def test_eig_result_dtype_follows_numpy(be, rng, dtype):
             assert "eig()" in str(e) and "CuPy" in str(e)
             pytest.skip(str(e))
         want = np.linalg.eig(a)
-        assert w.dtype == want.eigenvalues.dtype and v.dtype == want.eigenvectors.dtype
+        # NumPy <= 2.4's rule (hipfer's): real results when a is real and every eigenvalue
+        # is; NumPy 2.5 returns complex always
+        real = a.dtype.kind != "c" and not np.any(want.eigenvalues.imag)
+        cplx = np.result_type(want.eigenvalues.dtype, np.complex64)
+        dt = cplx.type(0).real.dtype if real else cplx
+        assert w.dtype == dt and v.dtype == dt
         wv = hl.eigvals(T(be, a))
-        assert wv.dtype == np.linalg.eigvals(a).dtype
+        assert wv.dtype == dt
         w, v = be.asnumpy(w), be.asnumpy(v)
         np.testing.assert_allclose(a @ v, v * w[..., None, :], **eps_tol(dtype, 100))
         np.testing.assert_allclose(np.sort_complex(be.asnumpy(wv).ravel()),
