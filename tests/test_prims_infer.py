@@ -153,6 +153,8 @@ def _valid_cases():
             yield d.Gather(0), (dt, idt), (s, s)
             yield d.Scatter(0, "add"), (dt, idt, dt), (s, s, s)
             yield d.IndexPut(True), (dt, idt, idt, dt), (s, (2,), (2,), ())
+            yield d.Bincount(4), (idt,), (s,)
+            yield d.Bincount(4, True), (idt, dt), (s, s)
         for desc in (d.Uniform(), d.Normal(), d.Integer(0, 2), d.Sort(0, True),
                      d.Argsort(1), d.Topk(1, 2)):
             yield desc, (dt,), (s,)

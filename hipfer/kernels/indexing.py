@@ -14,6 +14,8 @@ import numpy as np
 from . import DTYPES, ctype, dtypes_of_kinds
 
 FILE = "indexing.cuh"
+#: Bincount's counting kernel (its weighted sums are idx_keys + idx_apply of FILE)
+BINCOUNT_FILE = "bincount.cuh"
 INDEX_DTYPES = dtypes_of_kinds("iu")
 
 Shape = Tuple[int, ...]
@@ -48,6 +50,10 @@ def copy_expr(dt) -> str:
     return f"hf::idx_copy<{storage_ctype(dt)}>"
 
 
+def bincount_expr(index_dt) -> str:
+    return f"hf::bincount<{ctype(index_dt)}>"
+
+
 def _storage_dtypes() -> List[np.dtype]:
     """One dtype per distinct storage type, in DTYPES order."""
     seen, out = set(), []
@@ -67,6 +73,7 @@ def instances():
         ("idx_apply", FILE, [apply_expr(t, False) for t in store]
                             + [apply_expr(t, True) for t in DTYPES]),
         ("idx_copy", FILE, [copy_expr(t) for t in store]),
+        ("bincount", BINCOUNT_FILE, [bincount_expr(i) for i in INDEX_DTYPES]),
     ]
 
 

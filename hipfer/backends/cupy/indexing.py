@@ -1,5 +1,6 @@
 """IndexingPrims on the GPU: IndexSelect, Gather, Scatter and IndexPut (kernels/indexing.cuh);
-Nonzero on CuPy's nonzero (see _Nonzero).
+Nonzero on CuPy's nonzero (see _Nonzero); Bincount (kernels/bincount.cuh for counts, the
+Scatter kernels for weighted sums; see _Bincount).
 
 Indices are checked in the kernels: an out-of-range one is never dereferenced but
 recorded in the device error flag, which ``run`` reads after the launches (the one
@@ -327,3 +328,63 @@ class _Nonzero:
 
 
 HANDLERS[d.Nonzero] = _Nonzero()
+
+
+# -------------------------------------------------------------------- bincount
+class _Bincount:
+    """Bincount. Counts: bincount.cuh, 64-bit integer atomics into the zeroed counts
+    (through a contiguous scratch when out is a strided view). Weighted: Scatter's
+    deterministic keyed accumulation, no float atomics: the keys are the values of x
+    (checked against length by idx_keys, the error flag's read being the sync), CuPy's
+    stable argsort, then each run of equal keys summed in C order of x into zeros (NumPy's
+    order)."""
+
+    def supports(self, desc, dtypes) -> bool:
+        if dtypes is None:
+            return True
+        if len(dtypes) != (2 if desc.weighted else 1) or not _index_ok(dtypes[0]):
+            return False
+        return not desc.weighted or dtypes[1] == np.float64
+
+    def make(self, desc, dtypes, shapes, outs, strides, conj):
+        length = desc.length
+        x_shape = tuple(shapes[0])
+        n = K.size_of(x_shape)
+        x_st = elem_strides(strides[0], dtypes[0].itemsize)
+        if desc.weighted:
+            return self._weighted(dtypes, x_shape, x_st, n, length,
+                                  elem_strides(strides[1], dtypes[1].itemsize))
+        (kernel,) = get_kernels(K.BINCOUNT_FILE, (K.bincount_expr(dtypes[0]),))
+        mshape, (mst,) = K.merge_axes(x_shape, [x_st])
+        grid = (grid_for(max(n, 1)),)
+        args = (np.int64(n),) + _geo(mshape, mst) + (np.int64(length),)
+
+        def run(inputs, out):
+            if length == 0:
+                return
+            buf = out if out.flags.c_contiguous else cupy.empty(length, dtype=_I64)
+            buf.fill(0)
+            if n:
+                kernel(grid, (BLOCK,), (buf, inputs[0]) + args)
+            if buf is not out:
+                out[...] = buf
+        return run
+
+    @staticmethod
+    def _weighted(dtypes, x_shape, x_st, n, length, w_st):
+        keys = Keys(dtypes[0], K.put_keys_geometry(x_shape, x_shape, x_st, (length,), 0),
+                    length)
+        write = KeyedWrite(np.dtype(np.float64), True, (length,), (0,), False, False,
+                           lambda out_st: K.scatter_apply_geometry((length,), out_st,
+                                                                   x_shape, w_st))
+        zero = cupy.zeros(1, dtype=np.float64)
+
+        def run(inputs, out):
+            x, w = inputs
+            k, perm = _sorted_keys(n, [(keys, x)], lambda pos: _bad_index(
+                _value_at(x, K.unravel(pos, x_shape)), 0, length))
+            write(out, zero, w, k, perm)
+        return run
+
+
+HANDLERS[d.Bincount] = _Bincount()

@@ -168,3 +168,17 @@ def _make_nonzero(desc, dtypes, shapes, outs, strides, conj):
 
 
 HANDLERS[d.Nonzero] = Handler(_make_nonzero)
+
+
+# ------------------------------------------------------------------- bincount
+def _make_bincount(desc, dtypes, shapes, outs, strides, conj):
+    length = desc.length
+
+    def run(inputs, out):
+        x = np.ravel(inputs[0]).astype(np.intp, copy=False)
+        w = np.ravel(inputs[1]) if desc.weighted else None
+        out[...] = np.bincount(x, w, minlength=length)[:length]
+    return run
+
+
+HANDLERS[d.Bincount] = Handler(_make_bincount)

@@ -1,4 +1,4 @@
-"""IndexingPrims: IndexSelect, Gather, Scatter, IndexPut and Nonzero."""
+"""IndexingPrims: IndexSelect, Gather, Scatter, IndexPut, Nonzero and Bincount."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,7 +9,7 @@ import numpy as np
 from .. import rules as r
 from ._base import Descriptor
 
-__all__ = ["IndexSelect", "Gather", "Scatter", "IndexPut", "Nonzero"]
+__all__ = ["IndexSelect", "Gather", "Scatter", "IndexPut", "Nonzero", "Bincount"]
 
 
 def _along_axis(desc, dtypes, shapes, n_in):
@@ -132,3 +132,37 @@ class Nonzero(Descriptor, family="indexing"):
         shape = shapes[0]
         i64 = np.dtype(np.int64)
         return (((len(shape), int(np.prod(shape))), i64), ((), i64))
+
+
+@dataclass(frozen=True)
+class Bincount(Descriptor, family="indexing"):
+    """out[k] = how many elements of the integer tensor x (any shape and layout, read in
+    C order) equal k, for k in [0, length): int64 (NumPy's bincount of x.ravel() with
+    minlength=length). weighted: a second operand, float64 weights of x's shape, and
+    out[k] = the sum of the weights of the elements equal to k, added in C order
+    (float64; NumPy's bincount with weights). The caller makes every x in [0, length)
+    (hipfer.bincount: length = max(minlength, max(x) + 1)); the backends do not write out
+    of range for others. Deterministic: integer counts, and weighted sums in C order
+    (no float atomics)."""
+    length: int
+    weighted: bool = False
+
+    def infer(self, dtypes, shapes):
+        r.expect(self, dtypes, shapes, 2 if self.weighted else 1)
+        if dtypes[0].kind not in r.INDEX_KINDS:
+            raise TypeError(f"Bincount: x must be an integer tensor, got {dtypes[0]}")
+        if not isinstance(self.length, int) or isinstance(self.length, bool) \
+                or self.length < 0:
+            raise ValueError(f"Bincount: length must be a non-negative int, got "
+                             f"{self.length!r}")
+        if self.weighted:
+            if dtypes[1] != np.float64:
+                raise TypeError(f"Bincount: weights must be float64, got {dtypes[1]}")
+            if tuple(shapes[1]) != tuple(shapes[0]):
+                raise ValueError(f"Bincount: weights of shape {shapes[1]} differ from x's "
+                                 f"{shapes[0]}")
+        dt = np.dtype(np.float64 if self.weighted else np.int64)
+        return (((self.length,), dt),)
+
+    def probe_shapes(self, n_inputs):
+        return ((1,),) * n_inputs
