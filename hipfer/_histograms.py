@@ -1,12 +1,13 @@
 """NumPy's histograms and binning over the device: histogram, histogram_bin_edges,
 histogram2d, histogramdd, bincount and digitize.
 
-Counting is deterministic run to run: the values are sorted once and each bin's count is
-the difference of two binary searches (searchsorted) of its edges; weighted counts take
-the same differences of the running sum (in float64 / complex128 / int64) of the weights
-in sorted order. A histogram with few edges instead counts the values below each edge (a
-comparison and a reduction per edge, no sort). No atomics, so float sums never depend on
-scheduling.
+Counting is the Bincount prim (deterministic run to run: integer counts; float64 weight
+sums added in the data's order, as NumPy's bincount adds them; no float atomics): each
+value's bin index comes from a binary search (searchsorted) of the edges, with one outlier
+bin at each end. Integer, bool and complex weights of histogram keep the sort-based
+composition, which sums them exactly in their own kind: the values are sorted once and
+each bin's sum is the difference of two binary searches of its edges in the running sum
+(int64 / complex128) of the weights in sorted order.
 
 Syncs (reads of a few scalars), where NumPy's result depends on the data: the range of
 the data when no range= is given, the string bin estimators' statistics, bincount's
@@ -21,9 +22,9 @@ import warnings
 
 import numpy as np
 
-from . import _dtypes
+from . import _dtypes, _ops
 from ._core import cast
-from ._creation import arange, asarray, zeros
+from ._creation import asarray, zeros
 from ._elementwise import (add, divide, equal, greater, less, less_equal, logical_and, multiply,
                            subtract, where)
 from ._indexing import take
@@ -36,6 +37,7 @@ from ._statistical import (all as _all, any as _any, cumulative_sum, max as _max
 from ._tensor import Tensor
 from ._utility import diff
 from ._views import flip, permute_dims, reshape
+from .prims import descriptors as d
 
 __all__ = ["bincount", "digitize", "histogram", "histogram2d", "histogram_bin_edges",
            "histogramdd"]
@@ -83,13 +85,12 @@ def _count_compared(v: Tensor, edges: Tensor, weights=None):
     return diff(concat(per_edge))
 
 
-def _bin_counts(idx: Tensor, size: int, weights=None) -> Tensor:
-    """How many of the int64 indices idx (all in [0, size)) equal each of 0..size-1, or
-    the sums of weights per index (in the accumulation dtype of the weights)."""
-    order = argsort(idx) if weights is not None else None
-    si = take(idx, order) if order is not None else sort(idx)
-    return _count_sorted(si, arange(size + 1, dtype=_dtypes.int64, device=idx.device), False,
-                         order, weights)
+def _bin_counts(idx: Tensor, size: int, weights=None, fn: str = "bincount") -> Tensor:
+    """How many of the integer indices idx (all in [0, size)) equal each of 0..size-1
+    (int64), or the sums of the float64 weights per index (float64, added in idx's
+    order): the Bincount prim."""
+    ops = [idx] if weights is None else [idx, weights]
+    return Tensor(_ops.run(d.Bincount(int(size), weights is not None), ops, called=fn))
 
 
 # ------------------------------------------------------------------ bincount, digitize
@@ -119,7 +120,8 @@ def bincount(x, weights=None, minlength=0):
             raise TypeError(f"hipfer.bincount: cannot cast array data from {w.dtype} to "
                             "float64 according to the rule 'safe'")
         w = cast(w, _dtypes.float64)
-    x = cast(x, _dtypes.int64)
+    if x.dtype.kind == "b":
+        x = cast(x, _dtypes.int64)
     size = minlength
     if x.size:
         lo, hi = (int(v) for v in host_scalar_pair(_min(x), _max(x)))
@@ -283,7 +285,14 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     the total and the bin widths (float64). Edges as in histogram_bin_edges."""
     a, w = _flat_data(a, weights, "histogram")
     edges = _edges(a, bins, range, w, "histogram")
-    if edges.shape[0] <= _COMPARE_EDGES and edges.shape[0] * a.size <= _COMPARE_LIMIT:
+    if w is None or w.dtype.kind == "f":  # NumPy's bincount dtypes (float64 sums)
+        # bin j - 1 for edges[j-1] <= a < edges[j] (a == edges[-1] in the last bin); 0 and
+        # E for the values below and above (NaN included) the E edges, dropped after
+        idx = searchsorted(edges, a, side="right")
+        idx = subtract(idx, cast(equal(a, edges[-1]), _dtypes.int64))
+        n = _bin_counts(idx, edges.shape[0] + 1, None if w is None else
+                        cast(w, _dtypes.float64), "histogram")[1:-1]
+    elif edges.shape[0] <= _COMPARE_EDGES and edges.shape[0] * a.size <= _COMPARE_LIMIT:
         n = _count_compared(a, edges, w)  # few bins: a pass per edge beats a sort
     else:
         order = argsort(a) if w is not None else None
@@ -430,9 +439,11 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
         idx = searchsorted(edges[i], cols[i], side="right")
         idx = subtract(idx, cast(equal(cols[i], edges[i][-1]), _dtypes.int64))
         flat = add(flat, multiply(idx, strides[i]))
-    hist = _bin_counts(flat, math.prod(nbin), w)
-    if hist.dtype.kind == "c":
-        raise TypeError("hipfer.histogramdd: complex weights do not cast to float64")
+    if w is not None:
+        if w.dtype.kind == "c":
+            raise TypeError("hipfer.histogramdd: complex weights do not cast to float64")
+        w = cast(w, _dtypes.float64)  # NumPy's bincount of the flat bin indices
+    hist = _bin_counts(flat, math.prod(nbin), w, "histogramdd")
     hist = reshape(cast(hist, _dtypes.float64), tuple(nbin))
     hist = hist[(slice(1, -1),) * D]
     if density:
