@@ -500,7 +500,7 @@ def test_engine_without_its_cache_uses_rawmodule(eng, fake_gpu, monkeypatch):
     monkeypatch.setattr(cupy, "RawModule", FakeRaw)
     monkeypatch.setenv(kc.ENV_MODE, "off")
     ks = eng.get_kernels("rng.cuh", ("a", "b"))
-    assert made == [(eng.OPTIONS, ("a", "b"))] and not fake_gpu
+    assert made == [(eng.OPTIONS + eng.contraction_off(), ("a", "b"))] and not fake_gpu
     assert [k.raw.name for k in ks] == ["a", "b"]
 
 

@@ -147,9 +147,10 @@ def test_unary_strided_and_transposed(be, rng, name):
         if isinstance(want, TypeError):
             continue
         t = hf.asarray(big)
-        check(getattr(hf, name)(t[::2, 1::3]), want, name in ANALYTIC)
+        analytic = name in ANALYTIC or (name == "absolute" and dt.kind == "c")  # a hypot
+        check(getattr(hf, name)(t[::2, 1::3]), want, analytic)
         check(getattr(hf, name)(hf.permute_dims(t, (1, 0))), numpy_ref(getattr(np, name), big.T),
-              name in ANALYTIC)
+              analytic)
 
 
 @pytest.mark.parametrize("name", BINARY)

@@ -417,8 +417,46 @@ _TRACING.update({name: _binary_fn(op, name, swap=True)
                  for name, op in _elementwise._SWAPPED.items()})
 _TRACING.update(conj=conj, real=real, imag=imag, where=where, astype=astype, clip=clip,
                 sum=sum, prod=prod, max=max, min=min, mean=mean)
-# NumPy spellings the dispatch maps by ALIASES reach these too (np.arccos(proxy))
-_TRACING.update({"conjugate": conj, "absolute": _TRACING["abs"], "power": _TRACING["pow"]})
+_TRACING["conjugate"] = conj
+
+
+# NumPy's names (hipfer.arccos, np.arctan2(proxy), ...): the same op rows, traced where
+# their dtype rule is the standard's -- a floating operand present (NumPy gives integer
+# inputs of float functions its smallest float, and bool its own loops: those are refused
+# with the remedy, never traced to a different dtype)
+def _kind_of(v) -> str:
+    dt = getattr(v, "dtype", None)
+    if dt is not None:
+        return dt.kind
+    tp = v.type if isinstance(v, Weak) else type(v)
+    return {builtins.bool: "b", int: "i", float: "f", complex: "c"}.get(tp, "f")
+
+
+def _numpy_named(make, name: str, integer_ok: builtins.bool, only=None):
+    def fn(*args):
+        kinds = [_kind_of(a) for a in args]
+        if only and any(k not in only for k in kinds):
+            _refuse(f"{name} does not take {'/'.join(sorted(set(kinds) - set(only)))} "
+                    "operands", f"call hipfer.{name} outside the fused function")
+        if "b" in kinds or not (integer_ok or any(k in "fc" for k in kinds)):
+            _refuse(f"numpy's {name} of {'bool' if 'b' in kinds else 'integer'} operands "
+                    "follows NumPy's own dtype rule, which hipfer.fuse does not trace",
+                    f"call hipfer.{name} outside the fused function, or its array API "
+                    "spelling inside")
+        return make(*args)
+    return fn
+
+
+_INTEGER_OK = {"absolute", "fix", "left_shift", "right_shift", "mod", "fmod", "fmax", "fmin",
+               "gcd", "lcm", "power"}
+for _name, (_row_op, _kinds, _copy) in _elementwise.NUMPY_UNARY.items():
+    _TRACING[_name] = _numpy_named(_unary_fn(_row_op, _name), _name, _name in _INTEGER_OK,
+                                   _kinds)
+for _name, _row_op in _elementwise.NUMPY_BINARY.items():
+    _TRACING[_name] = _numpy_named(_binary_fn(_row_op, _name), _name, _name in _INTEGER_OK)
+for _name, _same in _elementwise.NUMPY_SAME.items():
+    _TRACING[_name] = _TRACING[_same]
+del _name, _row_op, _kinds, _copy, _same
 
 # the Traced's operators: the Tensor's (hipfer._array_methods.DUNDER), recorded
 _DUNDER = {"add": "add", "subtract": "sub", "multiply": "mul", "divide": "truediv",
