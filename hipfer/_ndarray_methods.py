@@ -66,8 +66,8 @@ from ._statistical import (all as _all, any as _any, cumulative_prod, cumulative
                            std as _std, sum as _sum, var as _var)
 from ._printing import array_repr
 from ._tensor import Tensor, _is_cupy
-from ._views import (broadcast_arrays, broadcast_to, diagonal as _diagonal, flip, moveaxis,
-                     permute_dims, reshape as _reshape, squeeze as _squeeze)
+from ._views import (broadcast_arrays, broadcast_to, diagonal as _diagonal, flip, memory_order,
+                     moveaxis, permute_dims, reshape as _reshape, squeeze as _squeeze)
 from .linalg import tensordot
 
 
@@ -276,22 +276,8 @@ def _f_contiguous(x: Tensor) -> bool:
 
 
 def _memory_order(x: Tensor) -> tuple:
-    """The axes from the largest stride to the smallest: NumPy's 'K' (its insertion sort,
-    in which an axis of length one or stride zero is not compared and stays in place)."""
-    shape, strides = x.shape, [builtins.abs(s) for s in x._data.strides]
-    perm = list(range(x.ndim))
-    for i in range(1, x.ndim):
-        a, pos = perm[i], i
-        for j in range(i - 1, -1, -1):
-            b = perm[j]
-            if 1 in (shape[a], shape[b]) or 0 in (strides[a], strides[b]):
-                continue  # ambiguous: look further left
-            if strides[a] <= strides[b]:
-                break
-            pos = j
-        if pos != i:
-            perm.insert(pos, perm.pop(i))
-    return tuple(perm)
+    """The axes from the largest stride to the smallest: NumPy's 'K' (_views.memory_order)."""
+    return tuple(memory_order(x))
 
 
 def _inverse(perm) -> tuple:
