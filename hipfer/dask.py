@@ -64,10 +64,6 @@ def _einsum(*operands, dtype=None, optimize="auto", casting="safe", order="K", *
     return out if dtype is None else hf.astype(out, hf.result_type(dtype))
 
 
-def _device_of(*arrays):
-    return next((a.device for a in arrays if isinstance(a, Tensor)), None)
-
-
 def _take(a, indices, axis=0):
     if not isinstance(indices, Tensor):
         indices = hf.asarray(np.asarray(indices), device=a.device)  # host indices: Dask's own
@@ -280,12 +276,6 @@ class HipferBackendEntrypoint(ArrayBackendEntrypoint):
 
 
 # ---------------------------------------------------------------- serialization
-def _serialize_backend(data, families):
-    from distributed.protocol import serialize
-    header, frames = serialize(data, serializers=families, on_error="raise")
-    return header, frames
-
-
 def register_serialization() -> None:
     """distributed's serializers for Tensor: a CPU tensor's buffer goes as it is (NumPy's
     zero-copy frames); a GPU tensor goes as device frames where the transport carries them
@@ -294,6 +284,7 @@ def register_serialization() -> None:
     global _SERIALIZATION
     if _SERIALIZATION:
         return
+    from distributed.protocol import serialize
     from distributed.protocol.cuda import cuda_deserialize, cuda_serialize
     from distributed.protocol.serialize import dask_deserialize, dask_serialize
 
@@ -302,8 +293,8 @@ def register_serialization() -> None:
             if family == "cuda" and t.device.kind == "cpu":
                 raise TypeError("a CPU tensor has no device frames")  # next family then
             data = t.resolve_conj()._data
-            header, frames = _serialize_backend(data, [family] if t.device.kind != "cpu"
-                                                else ["dask"])
+            header, frames = serialize(data, serializers=[family] if t.device.kind != "cpu"
+                                       else ["dask"], on_error="raise")
             return {"sub": header, "device": str(t.device)}, frames
 
         def loads(header, frames):
