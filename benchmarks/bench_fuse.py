@@ -106,13 +106,23 @@ def _gpu_peers(host, n, repeats, fused_s) -> dict:
     floor = 6 * n * 4 / bw  # 5 inputs read once, one output written once
     out.update(copy_bandwidth_GBs=bw / 1e9, floor_s=floor, fused_of_floor=floor / fused_s)
     out["cupy_eager_s"] = _time(lambda: chain(*xs, cupy.exp, cupy.sin), repeats, sync)
-    cf = cupy.fuse(lambda a, b, c, w, t: chain(a, b, c, w, t, cupy.exp, cupy.sin))
+    # cupy.fuse names its kernel after the function: a lambda's "<lambda>" is no C name
+    def cupy_chain(a, b, c, w, t):
+        return chain(a, b, c, w, t, cupy.exp, cupy.sin)
+
+    def cupy_chain_sum(a, b, c, w, t):
+        return cupy.sum(chain(a, b, c, w, t, cupy.exp, cupy.sin))
+    cf, cfs = cupy.fuse(cupy_chain), cupy.fuse(cupy_chain_sum)
     out["cupy_fuse_s"] = _time(lambda: cf(*xs), repeats, sync)
+    out["cupy_fuse_sum_s"] = _time(lambda: cfs(*xs), repeats, sync)
     try:
         import torch
         ts = [torch.from_numpy(h).cuda() for h in host]
         tc = torch.compile(lambda a, b, c, w, t: chain(a, b, c, w, t, torch.exp, torch.sin))
+        tcs = torch.compile(lambda a, b, c, w, t: chain(a, b, c, w, t, torch.exp,
+                                                         torch.sin).sum())
         out["torch_compile_s"] = _time(lambda: tc(*ts), repeats, sync_torch)
+        out["torch_compile_sum_s"] = _time(lambda: tcs(*ts), repeats, sync_torch)
     except Exception as e:  # no torch, or no compiler for it
         out["torch_compile"] = f"unavailable: {type(e).__name__}: {e}"
     return out

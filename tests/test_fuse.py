@@ -225,6 +225,28 @@ def test_reduction_empty_and_errors(be):
         hf.fuse(lambda a: hf.sum(a, axis=2))(e)
 
 
+@pytest.mark.parametrize("n", [1, 5, 1027, 3 * 2048 + 13, 262147])
+@pytest.mark.parametrize("op", ["sum", "max", "mean"])
+def test_full_reduction_ignores_layout(be, rng, n, op):
+    """The same values dense and aligned (vector loads on the GPU), dense at an odd
+    offset and strided fold in the same order: one result, bit for bit; within the
+    rounding bound of the eager one."""
+    red = _REDUCERS[op]
+    big = random_array(rng, (2 * n + 2,), np.dtype(np.float32))
+    v = big[1:n + 1]
+    views = [hf.asarray(be.asarray(np.ascontiguousarray(v))),      # aligned
+             hf.asarray(be.asarray(big))[1:n + 1]]                  # offset by 4 bytes
+    strided = np.empty(2 * n, np.float32)
+    strided[::2] = v
+    views.append(hf.asarray(be.asarray(strided))[::2])               # element stride 2
+    y = hf.asarray(be.asarray(np.float32([0.5])))
+    fused = hf.fuse(lambda a, b: red(hf.exp(a * b) - a))
+    got = [_np(be, fused(x, y)) for x in views]
+    assert got[0].tobytes() == got[1].tobytes() == got[2].tobytes()
+    want = _np(be, red(hf.exp(views[0] * y) - views[0]))
+    np.testing.assert_allclose(got[0], want, rtol=1e-4 if op != "max" else 0)
+
+
 def test_method_reductions(be, rng):
     x = _operand(be, rng, (10, 4), np.dtype(np.float64))
     got = hf.fuse(lambda a: (a * a).sum(axis=1))(x)

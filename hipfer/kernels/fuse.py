@@ -187,6 +187,28 @@ def _identity(op: str, dt: np.dtype) -> str:
     return f"A({v}{'ULL' if dt.kind == 'u' else 'LL'})"
 #: threads a block of the reduction kernels (a power of two: the tree halves it)
 RED_BLOCK = 256
+#: partials of a fused full reduction: up to this many blocks, each at least
+#: RED_BLOCK * RED_PER_THREAD elements (a function of n only: the order repeats)
+RED_MAX_BLOCKS = 1024
+RED_PER_THREAD = 8
+
+
+def pack_width(spec: Spec) -> int:
+    """Elements per pack of the fused kernels (vec_width in elementwise.cuh over the
+    inputs and the elementwise result): a 16-byte access for the narrowest operand, at
+    most 32 bytes of the widest."""
+    sizes = [np.dtype(t).itemsize for t in spec.inputs] + [_dtype_of(spec, spec.out).itemsize]
+    return min(16 // min(sizes), 32 // max(sizes))
+
+
+def reduce_geometry(spec: Spec, n: int) -> Tuple[int, int]:
+    """(blocks, chunk) of red1 for n elements: block b folds packs [b chunk, (b + 1)
+    chunk) of pack_width(spec) elements; a function of n and the spec only."""
+    v = pack_width(spec)
+    packs = -(-n // v)
+    want = max(1, min(RED_MAX_BLOCKS, -(-n // (RED_BLOCK * RED_PER_THREAD))))
+    chunk = -(-packs // want)
+    return -(-packs // chunk), chunk
 
 
 def reduce_names(spec: Spec, op: str) -> Tuple[str, str]:
@@ -197,11 +219,15 @@ def reduce_names(spec: Spec, op: str) -> Tuple[str, str]:
 
 def reduce_source(spec: Spec, op: str, out_dtype) -> str:
     """The two kernels of a fused full reduction (every element; op in REDUCE_OPS),
-    appended to source(spec): ``red1`` -- block b folds elements [b chunk, (b + 1) chunk)
-    in a fixed order (thread t takes every RED_BLOCK-th, then a fixed tree in shared
-    memory) into part[b], accumulating in calc_of<T>; ``red2`` -- one block folds the
-    partials the same way and writes out[0] (mean: divided by count), cast to the
-    output type. No atomics: the result repeats bit for bit for a given size."""
+    appended to source(spec). The elements (C order of the broadcast shape) are cut into
+    packs of V = pack_width(spec); ``red1``: block b takes packs [b chunk, (b + 1) chunk),
+    thread t every RED_BLOCK-th of them from the t-th, folding each pack's elements in
+    order, then a fixed tree in shared memory gives part[b]; ``red2``: one block folds the
+    partials the same way and writes out[0] (mean: divided by count). Accumulation is in
+    calc_of<T>. How elements are loaded (mode 2: 16-byte vector loads of two packs per
+    input at once, every operand dense and aligned; 1: dense element loads; 0: N-d
+    strided) never changes which element is folded when, so the result repeats bit for
+    bit for a given n, whatever the layout or alignment. No atomics."""
     base = kernel_name(spec)
     fn = REDUCE_OPS[op][0]
     ident = _identity(op, _dtype_of(spec, spec.out))
@@ -214,35 +240,56 @@ def reduce_source(spec: Spec, op: str, out_dtype) -> str:
     sc_pass = [f"s{k}" for k in range(len(scs))]
     nd_ptrs = "".join(f", const {x}* p{k}, hf::Strides st{k}" for k, x in enumerate(ins))
     st_list = ", ".join(["so"] + [f"st{k}" for k in range(len(ins))])
+    ev = f"hf::fx_{spec.key()}::eval"
     dense = ", ".join([f"hf::load(p{k}, ((splat >> {k}) & 1) ? 0 : i, (conj >> {k}) & 1)"
                        for k in range(len(ins))] + sc_pass)
     strided = ", ".join([f"hf::load(p{k}, off[{k + 1}], (conj >> {k}) & 1)"
                          for k in range(len(ins))] + sc_pass)
-    tree = (f"  HF_TILE_RAW(sh);\n"
+    loads = "".join(f"      const hf::pack<{x}, V> u{k} = hf::load_vec<V>(p{k}, q, (splat >> {k}) & 1), "
+                    f"w{k} = hf::load_vec<V>(p{k}, q1, (splat >> {k}) & 1);\n"
+                    for k, x in enumerate(ins))
+
+    def packed(v):
+        return ", ".join([f"hf::maybe_conj({v}{k}.v[j], (conj >> {k}) & 1)"
+                          for k in range(len(ins))] + sc_pass)
+    tree = (f"  __shared__ hf::raw_of<A> sh_raw[{RED_BLOCK}];\n"
+            f"  A* sh = reinterpret_cast<A*>(sh_raw);\n"
             f"  sh[threadIdx.x] = a;\n  __syncthreads();\n"
             f"  for (int w = {RED_BLOCK} / 2; w > 0; w >>= 1) {{\n"
             f"    if ((int)threadIdx.x < w) sh[threadIdx.x] = hf::{fn}()(sh[threadIdx.x], sh[threadIdx.x + w]);\n"
             f"    __syncthreads();\n  }}\n")
-    tree = tree.replace("HF_TILE_RAW(sh);", f"__shared__ hf::raw_of<A> sh_raw[{RED_BLOCK}];\n"
-                        f"  A* sh = reinterpret_cast<A*>(sh_raw);")
     final = ("hf::op_call<hf::op_divide>(sh[0], hf::cast<A>((hf::f64)count))" if op == "mean"
              else "sh[0]")
     return (
         f"\n// the fused reduction ({op}) of {base}\n"
         f'extern "C" __global__ void __launch_bounds__({RED_BLOCK}) {base}_red1_{op}('
         f"long long n, long long chunk, hf::Shape shape, hf::Strides so, "
-        f"hf::calc_of<{t}>::type* part{nd_ptrs}{sc_args}, int dense, int splat, int conj) {{\n"
+        f"hf::calc_of<{t}>::type* part{nd_ptrs}{sc_args}, int mode, int splat, int conj) {{\n"
         f"  typedef {acc} A;\n"
+        f"  const int V = {pack_width(spec)};\n"
+        f"  const long long packs = (n + V - 1) / V, whole = n / V;\n"
         f"  const long long lo = (long long)blockIdx.x * chunk;\n"
-        f"  const long long hi = lo + chunk < n ? lo + chunk : n;\n"
+        f"  const long long hi = lo + chunk < packs ? lo + chunk : packs;\n"
         f"  A a = {ident};\n"
-        f"  for (long long i = lo + threadIdx.x; i < hi; i += {RED_BLOCK}) {{\n"
-        f"    {t} v;\n"
-        f"    if (dense) {{\n      v = hf::fx_{spec.key()}::eval({dense});\n    }} else {{\n"
-        f"      hf::i64 off[{len(ins) + 1}];\n"
-        f"      hf::nd_offsets_outer(i, shape, shape.ndim, off, {st_list});\n"
-        f"      v = hf::fx_{spec.key()}::eval({strided});\n    }}\n"
-        f"    a = hf::{fn}()(a, (A)v);\n  }}\n"
+        f"  for (long long q = lo + threadIdx.x; q < hi; q += 2 * {RED_BLOCK}) {{\n"
+        f"    const long long q1 = q + {RED_BLOCK};\n"
+        f"    if (mode == 2 && q1 < hi && q1 < whole) {{  // both packs whole: loads first\n"
+        + loads +
+        f"#pragma unroll\n"
+        f"      for (int j = 0; j < V; ++j) a = hf::{fn}()(a, (A){ev}({packed('u')}));\n"
+        f"#pragma unroll\n"
+        f"      for (int j = 0; j < V; ++j) a = hf::{fn}()(a, (A){ev}({packed('w')}));\n"
+        f"      continue;\n    }}\n"
+        f"    for (long long r = q; r <= q1 && r < hi; r += {RED_BLOCK}) {{\n"
+        f"      for (int j = 0; j < V; ++j) {{\n"
+        f"        const long long i = r * V + j;\n"
+        f"        if (i >= n) break;\n"
+        f"        {t} v;\n"
+        f"        if (mode) {{\n          v = {ev}({dense});\n        }} else {{\n"
+        f"          hf::i64 off[{len(ins) + 1}];\n"
+        f"          hf::nd_offsets_outer(i, shape, shape.ndim, off, {st_list});\n"
+        f"          v = {ev}({strided});\n        }}\n"
+        f"        a = hf::{fn}()(a, (A)v);\n      }}\n    }}\n  }}\n"
         + tree +
         f"  if (threadIdx.x == 0) part[blockIdx.x] = sh[0];\n}}\n\n"
         f'extern "C" __global__ void __launch_bounds__({RED_BLOCK}) {base}_red2_{op}('

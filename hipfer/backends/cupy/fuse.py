@@ -109,8 +109,9 @@ def evaluate(prog: Program, datas, conj, slot_values, shape):
 
 @_on_device
 def reduce_all(prog: Program, datas, conj, slot_values, shape):
-    """The fused full reduction: the partials of fixed element ranges, then one block
-    over the partials (two launches, no temporary of the elementwise result)."""
+    """The fused full reduction: the partials of fixed element ranges (vector loads
+    where every operand is dense and aligned), then one block over the partials (two
+    launches, no temporary of the elementwise result)."""
     red = prog.red
     n = 1
     for k in shape:
@@ -119,9 +120,9 @@ def reduce_all(prog: Program, datas, conj, slot_values, shape):
     scal = [_host_scalar(v, dt) for v, dt in zip(slot_values, prog.scalar_dtypes)]
     cbits = np.int32(sum(1 << k for k, c in enumerate(conj) if c))
     dense = all((a.flags.c_contiguous and a.shape == shape) or a.size == 1 for a in datas)
+    aligned = dense and all(a.data.ptr % 16 == 0 for a in datas)
     splat = np.int32(sum(1 << k for k, a in enumerate(datas) if a.shape != shape))
-    blocks = max(1, min(1024, -(-n // (K.RED_BLOCK * 8))))  # a function of n only
-    chunk = -(-n // blocks)
+    blocks, chunk = K.reduce_geometry(prog.spec, n)  # from n alone: the order repeats
     c_strides, acc = [], 1
     for k in reversed(shape):
         c_strides.insert(0, acc)
@@ -134,7 +135,8 @@ def reduce_all(prog: Program, datas, conj, slot_values, shape):
     args = [np.int64(n), np.int64(chunk), eng.shape_arg(cshape), eng.strides_arg(cst[0]), part]
     for a, st in zip(datas, cst[1:]):
         args += [a, eng.strides_arg(st)]
-    red1((blocks,), (K.RED_BLOCK,), (*args, *scal, np.int32(dense), splat, cbits))
+    mode = np.int32(2 if aligned else 1 if dense else 0)  # how to load, not what
+    red1((blocks,), (K.RED_BLOCK,), (*args, *scal, mode, splat, cbits))
     out = prog.be.empty((), red.out_dtype)
     red2((1,), (K.RED_BLOCK,), (np.int64(blocks), part, out, np.int64(n)))
     return out.reshape((1,) * len(shape)) if red.keepdims else out
