@@ -58,6 +58,10 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Tensor:
         src_dev = _device_of_data(obj)
         dev = src_dev if device is None else as_device(device)
         return asarray(Tensor(obj), dtype=dt, device=dev, copy=copy)
+    if isinstance(obj, (list, tuple)) and any(isinstance(v, Tensor) for v in _flat(obj)):
+        if copy is False:
+            raise ValueError("asarray(copy=False): a nested sequence needs a copy")
+        return _nested(obj, dt, device)
     dev = _dev(device)
     if isinstance(obj, np.ndarray) or hasattr(obj, "__array__") or hasattr(obj, "__dlpack__"):
         host = np.asarray(obj)
@@ -83,8 +87,6 @@ def _from_python(obj, dt=None) -> np.ndarray:
     """Python scalars and nested sequences; default dtypes int64 / float64 / complex128.
     With a dtype, the values convert to it directly: Python ints stay exact (a list
     holding ints past int64 would go through float64 first) or raise OverflowError."""
-    if isinstance(obj, (list, tuple)) and any(isinstance(v, Tensor) for v in _flat(obj)):
-        obj = _replace_tensors(obj)
     try:
         a = np.asarray(obj) if dt is None else np.asarray(obj, dtype=dt)
     except MemoryError:
@@ -96,20 +98,42 @@ def _from_python(obj, dt=None) -> np.ndarray:
     return a
 
 
+def _nested(obj, dt, device) -> Tensor:
+    """A nested sequence holding Tensors, built where they live (device=None: the first
+    tensor's device): one result allocated, each Tensor copied into its place on the
+    device, each tensor-free sub-sequence converted on the host as the user's data is.
+    NumPy's rules: equal shapes at every level, dtypes promoted (Python ints as int64)."""
+    leaves = []  # (index, Tensor or host array)
+
+    def walk(o, idx):
+        if isinstance(o, (list, tuple)) and any(isinstance(v, Tensor) for v in _flat(o)):
+            shapes = [walk(v, idx + (i,)) for i, v in enumerate(o)]
+            if len(set(shapes)) > 1:
+                raise ValueError("asarray(): the nested sequence has an inhomogeneous shape "
+                                 f"(parts of shapes {sorted(set(shapes))} at depth {len(idx)})")
+            return (len(o),) + shapes[0]
+        leaf = o if isinstance(o, Tensor) else _from_python(o)
+        leaves.append((idx, leaf))
+        return tuple(leaf.shape)
+
+    shape = walk(obj, ())
+    if dt is None:
+        dt = _dtypes.as_dtype(np.result_type(*(leaf.dtype for _, leaf in leaves)))
+    dev = as_device(device) if device is not None else \
+        next(leaf.device for _, leaf in leaves if isinstance(leaf, Tensor))
+    out = empty(shape, dtype=dt, device=dev)
+    for idx, leaf in leaves:
+        part = leaf.to_device(dev) if isinstance(leaf, Tensor) else asarray(leaf, device=dev)
+        out[idx] = astype(part, dt) if part.dtype != dt else part
+    return out
+
+
 def _flat(obj):
     if isinstance(obj, (list, tuple)):
         for v in obj:
             yield from _flat(v)
     else:
         yield obj
-
-
-def _replace_tensors(obj):
-    if isinstance(obj, (list, tuple)):
-        return [_replace_tensors(v) for v in obj]
-    if isinstance(obj, Tensor):
-        return obj._host()
-    return obj
 
 
 def _norm_shape(shape) -> tuple:

@@ -143,3 +143,27 @@ def test_tril_triu_errors(be):
             fn(hf.asarray(1.0))
         with pytest.raises(TypeError):
             fn(hf.ones((2, 2)), 1)  # k is keyword-only
+
+
+@pytest.mark.parametrize("dtype", [None, "float32", "int16", "complex128"])
+def test_asarray_of_nested_tensors_stays_on_device(be, rng, refuse_host, dtype):
+    """[tensor, [scalars], tensor view, ...] is built where the tensors live (no host
+    round trip: refuse_host), with NumPy's shape and dtype rules."""
+    a_np = random_array(rng, (2, 3), np.float32)
+    b_np = random_array(rng, (3,), np.int32)
+    a, b = hf.asarray(be.asarray(a_np)), hf.asarray(be.asarray(b_np))
+    obj = [[a[0], b, [1, 2, 3]], [a[1, ::-1], b, (4.5, -0.0, 6)]]
+    want = np.asarray([[a_np[0], b_np, [1, 2, 3]], [a_np[1, ::-1], b_np, (4.5, -0.0, 6)]],
+                      dtype=dtype)
+    got = hf.asarray(obj, dtype=dtype)
+    assert got.device == a.device and got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(be.asnumpy(got), want)
+    assert hf.asarray([hf.asarray(be.asarray(np.float32(2))), 1.5]).dtype == np.float64
+
+
+def test_asarray_of_nested_tensors_errors(be):
+    a = hf.asarray(be.asarray(np.ones(3)))
+    with pytest.raises(ValueError, match="inhomogeneous"):
+        hf.asarray([a, a[:2]])
+    with pytest.raises(ValueError, match="copy"):
+        hf.asarray([a, a], copy=False)
