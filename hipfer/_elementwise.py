@@ -67,6 +67,28 @@ def _unary(op: UnaryOp, name: str, kinds: str | None = None, numpy: bool = False
 _NO_BOOL = frozenset({BinaryOp.GCD, BinaryOp.LCM})
 
 
+_COMPARISONS = frozenset({BinaryOp.GREATER, BinaryOp.GREATER_EQUAL, BinaryOp.EQUAL,
+                          BinaryOp.NOT_EQUAL})
+
+
+def _beyond_range(op: BinaryOp, a, b):
+    """NumPy 2's answer to comparing an integer tensor with a Python int outside its
+    dtype's range (uint8_tensor >= -3): the same bool for every element, where any other
+    op raises OverflowError. None when that is not the case. a, b in the kernel's order
+    (op is a > b, a >= b, ==, !=)."""
+    t, v = (a, b) if type(b) is int else (b, a)
+    if type(t) is not Tensor or type(v) is not int or t.dtype.kind not in "iu":
+        return None
+    lo, hi = _dtypes._int_bounds(t.dtype)
+    if lo <= v <= hi:
+        return None
+    if op in (BinaryOp.EQUAL, BinaryOp.NOT_EQUAL):
+        value = op is BinaryOp.NOT_EQUAL
+    else:  # tensor > int holds everywhere when the int is below the range
+        value = (v < lo) if t is a else (v > hi)
+    return fill(t.shape, value, np.dtype(np.bool_), t.device)
+
+
 def _binary(op: BinaryOp, name: str, swap=False, numpy: bool = False):
     """hipfer.<name>, the op of op's row (swap: with the operands swapped). numpy: NumPy's
     dtype rules (the NumPy-named functions): bool operands of an integer op compute as
@@ -76,10 +98,15 @@ def _binary(op: BinaryOp, name: str, swap=False, numpy: bool = False):
     kinds = row.kinds
     # the dtypes two tensors of one dtype run in as they are (no promotion, no cast)
     as_is = frozenset(t for t in _dtypes.ALL_DTYPES if t.kind in kinds)
+    compares = op in _COMPARISONS
 
     def fn(x1, x2, /):
         a, b = (x2, x1) if swap else (x1, x2)
         ta, tb = type(a), type(b)
+        if compares and (ta is int or tb is int):
+            const = _beyond_range(op, a, b)
+            if const is not None:
+                return const
         if ta is Tensor:
             dt = a._data.dtype
             if tb is Tensor:  # warm path: two tensors of one dtype

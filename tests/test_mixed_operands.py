@@ -175,3 +175,21 @@ def test_foreign_arrays_name_the_remedy(be):
         t + GPUArray()
     with pytest.raises(TypeError, match=r"hipfer\.asarray"):
         hf.multiply(GPUArray(), t)
+
+
+@pytest.mark.parametrize("dt", ["uint8", "int8", "uint64", "int64", "int16"])
+@pytest.mark.parametrize("name", ["greater", "greater_equal", "less", "less_equal", "equal",
+                                  "not_equal"])
+def test_comparison_with_an_int_beyond_the_dtype(be, rng, dt, name):
+    """NumPy 2 compares an integer array with any Python int (an int past the dtype's
+    range gives one answer everywhere); arithmetic with it still overflows."""
+    info = np.iinfo(dt)
+    x_np = rng.integers(info.min, info.max, (4, 3), dtype=dt, endpoint=True)
+    x = hf.asarray(be.asarray(x_np))
+    for v in (int(info.min) - 1, int(info.max) + 1, -(2 ** 70), 2 ** 70):
+        for got, want in ((getattr(hf, name)(x, v), getattr(np, name)(x_np, v)),
+                          (getattr(hf, name)(v, x[::-1]), getattr(np, name)(v, x_np[::-1]))):
+            assert got.dtype == np.bool_ and got.shape == want.shape
+            np.testing.assert_array_equal(be.asnumpy(got), want)
+    with pytest.raises(OverflowError):
+        hf.add(x, int(info.max) + 1)
