@@ -110,8 +110,8 @@ class Tensor:
 
     @property
     def T(self) -> "Tensor":
-        if self.ndim != 2:
-            raise ValueError(f".T needs a 2-d tensor, got {self.ndim}-d; use .mT or permute_dims")
+        """The axes reversed (a view), as NumPy's and CuPy's .T for any ndim: the standard
+        defines only the 2-d case (the matrix transpose; .mT transposes the last two)."""
         return Tensor(self._data.T, self._conj)
 
     @property

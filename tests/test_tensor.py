@@ -280,3 +280,10 @@ def test_unsupported_dtype():
         hf.asarray(np.zeros(3, dtype=np.longdouble), device="cpu")  # float128 on x86-64
     with pytest.raises(TypeError):
         hf.asarray(["a", "b"], device="cpu")
+
+
+@pytest.mark.parametrize("shape", [(), (5,), (2, 3), (2, 3, 4), (1, 2, 3, 4)])
+def test_T_reverses_every_axis_as_numpy(be, rng, shape):
+    a = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+    t = hf.conj(hf.asarray(be.asarray(a)))
+    np.testing.assert_array_equal(be.asnumpy(t.T), np.conj(a).T)
