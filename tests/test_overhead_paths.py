@@ -61,6 +61,10 @@ def _general_binary(name, x1, x2):
     op = E._BINARY.get(name) or E._SWAPPED[name]
     a, b = (x2, x1) if name in E._SWAPPED else (x1, x2)
     row = op.row
+    if op in E._COMPARISONS:  # an int beyond the dtype: NumPy 2's constant answer
+        const = E._beyond_range(op, a, b)
+        if const is not None:
+            return const
     a, b, dt = _general_operands(a, b)
     if dt.kind not in row.kinds and dt.kind in "biu" and "f" in row.kinds and "i" not in row.kinds:
         dt = _dtypes.default_float
