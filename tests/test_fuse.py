@@ -247,6 +247,29 @@ def test_full_reduction_ignores_layout(be, rng, n, op):
     np.testing.assert_allclose(got[0], want, rtol=1e-4 if op != "max" else 0)
 
 
+@pytest.mark.parametrize("shape,axis", [((37, 300), 1), ((37, 300), 0), ((3, 40, 70), (1, 2)),
+                                        ((3, 40, 70), (0, 2)), ((513, 2), -1)])
+@pytest.mark.parametrize("op", ["sum", "max", "mean", "prod"])
+def test_reduction_over_some_axes(be, rng, shape, axis, op):
+    """Fused reductions over some axes (one thread or one block per output on the GPU)
+    against eager, on a strided operand broadcast against a row; repeatable."""
+    red = _REDUCERS[op]
+    x = _operand(be, rng, shape, np.dtype(np.float64))
+    x = hf.where(hf.isfinite(x), x, 0.5)
+    y = hf.asarray(be.asarray(random_array(rng, shape[-1:], np.dtype(np.float64))))
+    if op == "prod":
+        x, y = hf.abs(x) * 0.01 + 0.995, hf.abs(y) * 0.01 + 0.995
+
+    def fn(a, b):
+        return red(a * b + a, axis=axis, keepdims=True)
+    fused = hf.fuse(fn)
+    got = fused(x, y)
+    want = fn(x, y)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_allclose(_np(be, got), _np(be, want), rtol=1e-12, atol=1e-12)
+    assert _np(be, fused(x, y)).tobytes() == _np(be, got).tobytes()
+
+
 def test_method_reductions(be, rng):
     x = _operand(be, rng, (10, 4), np.dtype(np.float64))
     got = hf.fuse(lambda a: (a * a).sum(axis=1))(x)

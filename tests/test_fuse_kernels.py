@@ -77,7 +77,8 @@ def test_every_row_has_a_step():
 def test_dump_writes_the_fused_groups(tmp_path):
     paths = K.dump(tmp_path, only="fuse_damped")
     assert [p.name for p in paths] == ["fuse_damped_f32.hip", "fuse_damped_f32_sum.hip",
-                                       "fuse_damped_f32_max.hip"]
+                                       "fuse_damped_f32_sum_axes.hip",
+                                       "fuse_damped_f32_max.hip", "fuse_damped_f32_max_axes.hip"]
     text = paths[0].read_text()
     assert "hf_instances[]" in text and K.names(K.SAMPLES["damped_f32"])[0] in text
 

@@ -103,7 +103,8 @@ class Fused:
         from ..backends.cupy import fuse as gpu
         red = graph.reduction
         if prog.red is not None and 0 not in shape:  # one fused elementwise+reduce pass
-            return Tensor(gpu.reduce_all(prog, datas, conj, vals, shape))
+            run = gpu.reduce_all if prog.whole else gpu.reduce_axes
+            return Tensor(run(prog, datas, conj, vals, shape))
         res = Tensor(gpu.evaluate(prog, datas, conj, vals, shape))
         if red is None:
             return res
@@ -127,9 +128,9 @@ def _program(graph: Graph, be):
     from ..backends.cupy import fuse as gpu
     from ..kernels.fuse import REDUCE_OPS
     red = graph.reduction
-    whole = red is not None and red.op in REDUCE_OPS and red.axes == tuple(range(red.ndim))
+    fused = red is not None and red.op in REDUCE_OPS
     return gpu.Program(Graph(graph.nodes, graph.out, graph.n_inputs), be,
-                       red if whole else None)
+                       red if fused else None)
 
 
 def fuse(fn=None):

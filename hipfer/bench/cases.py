@@ -721,21 +721,33 @@ def _fuse(ctx):
     chain_t = ((Target("fuse >=0.85 copy", "of_limit", ">=", 0.85),
                 Target("fuse >=3x cupy", "vs:cupy", "<=", 1 / 3)) if gpu else
                (Target("fuse >=2x numpy", "vs:numpy", "<=", 0.5),))
-    sum_t = () if gpu else (Target("fuse+sum >=2x numpy", "vs:numpy", "<=", 0.5),)
+    sum_t = (chain_t[0],) if gpu else (Target("fuse+sum >=2x numpy", "vs:numpy", "<=", 0.5),)
     fused = hf.fuse(lambda a, b, c, w, t: _damped(hf, a, b, c, w, t))
     fused_sum = hf.fuse(lambda a, b, c, w, t: hf.sum(_damped(hf, a, b, c, w, t)))
+    rows = hf.fuse(lambda a, b, c, w, t: hf.sum(_damped(hf, a, b, c, w, t), axis=1))
+    cols = hf.fuse(lambda a, b, c, w, t: hf.sum(_damped(hf, a, b, c, w, t), axis=0))
+    width = 1024
 
-    def case(name, size, op, hf_op, targets, note, salt, out_bytes):
+    def case(name, size, op, hf_op, targets, note, salt, out_bytes, shape=None):
+        shape = shape or (size,)
+
         def build():
-            xs = [_rand(ctx.rng(salt + i), (size,), "float32") for i in range(5)]
-            return Case(bind(ctx, xs, op, hf_op=hf_op, torch_op=False), "float32", (size,),
+            xs = [_rand(ctx.rng(salt + i), shape, "float32") for i in range(5)]
+            return Case(bind(ctx, xs, op, hf_op=hf_op, torch_op=False), "float32", shape,
                         5 * size * 4 + out_bytes(size), targets=targets, note=note)
         return Spec(g, name, build)
+    grid = (n // width, width)
     return [case(f"a*exp(-b*t)+c*sin(w*t) float32 {n}", n, _damped,
                  lambda m, *xs: fused(*xs), chain_t, "one pass", 140, lambda k: 4 * k),
             case(f"sum(a*exp(-b*t)+c*sin(w*t)) float32 {n}", n,
                  lambda m, *xs: m.sum(_damped(m, *xs)), lambda m, *xs: fused_sum(*xs), sum_t,
                  "elementwise + reduction", 150, lambda k: 4),
+            case(f"sum(chain, axis=1) float32 {grid[0]}x{width}", n,
+                 lambda m, *xs: m.sum(_damped(m, *xs), axis=1), lambda m, *xs: rows(*xs),
+                 sum_t, "rows (GPU: a block per row)", 170, lambda k: 4 * (k // width), grid),
+            case(f"sum(chain, axis=0) float32 {grid[0]}x{width}", n,
+                 lambda m, *xs: m.sum(_damped(m, *xs), axis=0), lambda m, *xs: cols(*xs),
+                 sum_t, "columns (GPU: a thread per column)", 180, lambda k: 4 * width, grid),
             case("fused chain call 16 float32", 16, _damped, lambda m, *xs: fused(*xs), (),
                  "warm host time per call", 160, lambda k: 4 * k)]
 

@@ -301,6 +301,82 @@ def reduce_source(spec: Spec, op: str, out_dtype) -> str:
         f"  if (threadIdx.x == 0) out[0] = hf::cast<{out_t}>({final});\n}}\n")
 
 
+#: fewest reduced elements per output for one block per output (fewer: one thread each)
+AXES_BLOCK_K = 256
+
+
+def axes_path(K: int, last_reduced: bool) -> str:
+    """'block' (one block per output, its threads striding over the reduced elements) or
+    'thread' (one thread per output folding them in order): blocks where the reduced
+    elements are the innermost of the C-order shape and there are enough of them. From
+    the shapes alone, so a given call folds in the same order every time."""
+    return "block" if last_reduced and K >= AXES_BLOCK_K else "thread"
+
+
+def axes_name(spec: Spec, op: str, path: str) -> str:
+    return f"{kernel_name(spec)}_axes_{path}_{op}"
+
+
+def axes_source(spec: Spec, op: str, out_dtype) -> str:
+    """The kernels of a fused reduction over some of the axes (op in REDUCE_OPS),
+    appended to source(spec): M outputs (the kept axes, N-d ``keep`` with the output's
+    and each input's strides) of K reduced elements (N-d ``red`` with each input's
+    strides); no temporary of the elementwise result. ``_thread``: output m's thread
+    folds k = 0 .. K-1 in order; ``_block``: thread t of output m's block folds k = t,
+    t + RED_BLOCK, ..., then the fixed shared-memory tree. Accumulation in calc_of<T>;
+    mean divides by K."""
+    base = kernel_name(spec)
+    fn = REDUCE_OPS[op][0]
+    ident = _identity(op, _dtype_of(spec, spec.out))
+    t = ctype(_dtype_of(spec, spec.out))
+    out_t = ctype(out_dtype)
+    ins = [ctype(x) for x in spec.inputs]
+    scs = [ctype(x) for x in spec.scalars]
+    sc_args = "".join(f", {x} s{k}" for k, x in enumerate(scs))
+    sc_pass = [f"s{k}" for k in range(len(scs))]
+    n = len(ins)
+    ptrs = "".join(f", const {x}* p{k}, hf::Strides ks{k}, hf::Strides rs{k}"
+                   for k, x in enumerate(ins))
+    keep_st = ", ".join(["so"] + [f"ks{k}" for k in range(n)])
+    red_st = ", ".join(f"rs{k}" for k in range(n))
+    args = ", ".join([f"hf::load(p{k}, base[{k + 1}] + off[{k}], (conj >> {k}) & 1)"
+                      for k in range(n)] + sc_pass)
+    final = ("hf::op_call<hf::op_divide>(a, hf::cast<A>((hf::f64)K))" if op == "mean"
+             else "a")
+    head = (f"long long M, long long K, hf::Shape keep, hf::Shape red, {out_t}* out, "
+            f"hf::Strides so{ptrs}{sc_args}, int conj")
+    fold = (f"      hf::i64 off[{n}];\n"
+            f"      hf::nd_offsets_outer(k, red, red.ndim, off, {red_st});\n"
+            f"      a = hf::{fn}()(a, (A)hf::fx_{spec.key()}::eval({args}));\n")
+    tree = (f"    sh[threadIdx.x] = a;\n    __syncthreads();\n"
+            f"    for (int w = {RED_BLOCK} / 2; w > 0; w >>= 1) {{\n"
+            f"      if ((int)threadIdx.x < w) sh[threadIdx.x] = hf::{fn}()(sh[threadIdx.x], sh[threadIdx.x + w]);\n"
+            f"      __syncthreads();\n    }}\n"
+            f"    a = sh[0];\n    __syncthreads();  // sh is read before the next output's tree\n")
+    return (
+        f"\n// the fused reduction ({op}) of {base} over some axes\n"
+        f'extern "C" __global__ void {axes_name(spec, op, "thread")}({head}) {{\n'
+        f"  typedef hf::calc_of<{t}>::type A;\n"
+        f"  HF_GRID_LOOP(m, M) {{\n"
+        f"    hf::i64 base[{n + 1}];\n"
+        f"    hf::nd_offsets_outer(m, keep, keep.ndim, base, {keep_st});\n"
+        f"    A a = {ident};\n"
+        f"    for (long long k = 0; k < K; ++k) {{\n{fold}    }}\n"
+        f"    out[base[0]] = hf::cast<{out_t}>({final});\n  }}\n}}\n\n"
+        f'extern "C" __global__ void __launch_bounds__({RED_BLOCK}) '
+        f'{axes_name(spec, op, "block")}({head}) {{\n'
+        f"  typedef hf::calc_of<{t}>::type A;\n"
+        f"  __shared__ hf::raw_of<A> sh_raw[{RED_BLOCK}];\n"
+        f"  A* sh = reinterpret_cast<A*>(sh_raw);\n"
+        f"  for (long long m = blockIdx.x; m < M; m += gridDim.x) {{\n"
+        f"    hf::i64 base[{n + 1}];\n"
+        f"    hf::nd_offsets_outer(m, keep, keep.ndim, base, {keep_st});\n"
+        f"    A a = {ident};\n"
+        f"    for (long long k = threadIdx.x; k < K; k += {RED_BLOCK}) {{\n{fold}    }}\n"
+        + tree +
+        f"    if (threadIdx.x == 0) out[base[0]] = hf::cast<{out_t}>({final});\n  }}\n}}\n")
+
+
 def _f(t):
     return np.dtype(t)
 
@@ -379,6 +455,8 @@ def instances() -> List[Tuple[str, str, List[str]]]:
         spec = SAMPLES[name]
         out.append((f"fuse_{name}_{op}", source(spec) + reduce_source(spec, op, np.dtype(dt)),
                     list(names(spec)) + list(reduce_names(spec, op))))
+        out.append((f"fuse_{name}_{op}_axes", source(spec) + axes_source(spec, op, np.dtype(dt)),
+                    list(names(spec)) + [axes_name(spec, op, p) for p in ("thread", "block")]))
     return out
 
 

@@ -33,27 +33,35 @@ class Program:
     """A graph's GPU kernels (compiled on first use) and what a launch needs."""
 
     def __init__(self, graph, be, reduction=None):
-        """reduction: a full reduction (every axis) the kernels compute themselves
-        (op in hipfer.kernels.fuse.REDUCE_OPS), else None (elementwise only)."""
+        """reduction: the reduction the kernels compute themselves (op in
+        hipfer.kernels.fuse.REDUCE_OPS; over every axis: ``whole``), else None
+        (elementwise only)."""
         self.g, self.be, self.red = graph, be, reduction
+        self.whole = reduction is not None and \
+            tuple(reduction.axes) == tuple(range(reduction.ndim))
         self.spec = K.lower(graph)
         self.deps = _deps(graph)
         self.out_dtype = graph.nodes[graph.out].dtype
         self.scalar_dtypes = self.spec.scalars
 
     def kernels(self):
-        """(vec, nd) -- plus (red1, red2) with a reduction -- compiled once per device."""
+        """(vec, nd) -- plus (red1, red2) with a whole reduction, (thread, block) with one
+        over some axes -- compiled once per device."""
         red = self.red
-        key = (self.spec.key(), red and (red.op, red.out_dtype), cupy.cuda.runtime.getDevice())
+        key = (self.spec.key(), red and (red.op, red.out_dtype, self.whole),
+               cupy.cuda.runtime.getDevice())
         ks = _modules.get(key)
         if ks is None:
             with _lock:
                 ks = _modules.get(key)
                 if ks is None:
                     src, names = K.source(self.spec), list(K.names(self.spec))
-                    if red is not None:
+                    if red is not None and self.whole:
                         src += K.reduce_source(self.spec, red.op, red.out_dtype)
                         names += K.reduce_names(self.spec, red.op)
+                    elif red is not None:
+                        src += K.axes_source(self.spec, red.op, red.out_dtype)
+                        names += [K.axes_name(self.spec, red.op, p) for p in ("thread", "block")]
                     mod = cupy.RawModule(code=src, options=eng.OPTIONS + eng.contraction_off())
                     ks = _modules[key] = tuple(mod.get_function(n) for n in names)
         return ks
@@ -140,6 +148,40 @@ def reduce_all(prog: Program, datas, conj, slot_values, shape):
     out = prog.be.empty((), red.out_dtype)
     red2((1,), (K.RED_BLOCK,), (np.int64(blocks), part, out, np.int64(n)))
     return out.reshape((1,) * len(shape)) if red.keepdims else out
+
+
+@_on_device
+def reduce_axes(prog: Program, datas, conj, slot_values, shape):
+    """The fused reduction over some axes: one launch, each output folding its reduced
+    elements straight from the inputs (no temporary of the elementwise result)."""
+    red = prog.red
+    axes = set(red.axes)
+    keep = [d for d in range(len(shape)) if d not in axes]
+    kshape = tuple(shape[d] for d in keep)
+    out = prog.be.empty(kshape, red.out_dtype)
+    sts = [eng.broadcast_strides(a.shape, eng.elem_strides(a.strides, a.itemsize), shape)
+           if prog_reads(prog, k) else (0,) * len(shape) for k, a in enumerate(datas)]
+    so = eng.elem_strides(out.strides, out.itemsize)
+    kc, kst = eng.collapse(kshape, so, *[[st[d] for d in keep] for st in sts])
+    rdims = sorted(axes)
+    rc, rst = eng.collapse([shape[d] for d in rdims], *[[st[d] for d in rdims] for st in sts])
+    M, K_ = out.size, 1
+    for d in rdims:
+        K_ *= shape[d]
+    _, _, thread, block = prog.kernels()
+    scal = [_host_scalar(v, dt) for v, dt in zip(slot_values, prog.scalar_dtypes)]
+    cbits = np.int32(sum(1 << k for k, c in enumerate(conj) if c))
+    args = [np.int64(M), np.int64(K_), eng.shape_arg(kc), eng.shape_arg(rc), out,
+            eng.strides_arg(kst[0])]
+    for a, ks, rs in zip(datas, kst[1:], rst):
+        args += [a, eng.strides_arg(ks), eng.strides_arg(rs)]
+    if K.axes_path(K_, len(shape) - 1 in axes) == "block":
+        block((min(M, 65536),), (K.RED_BLOCK,), (*args, *scal, cbits))
+    else:
+        thread((eng.grid_for(M),), (eng.BLOCK,), (*args, *scal, cbits))
+    if red.keepdims:
+        out = out.reshape(tuple(1 if d in axes else n for d, n in enumerate(shape)))
+    return out
 
 
 def prog_reads(prog: Program, k: int) -> bool:
