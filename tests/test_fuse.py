@@ -248,7 +248,8 @@ def test_full_reduction_ignores_layout(be, rng, n, op):
 
 
 @pytest.mark.parametrize("shape,axis", [((37, 300), 1), ((37, 300), 0), ((3, 40, 70), (1, 2)),
-                                        ((3, 40, 70), (0, 2)), ((513, 2), -1)])
+                                        ((3, 40, 70), (0, 2)), ((513, 2), -1),
+                                        ((700, 3), 0), ((20, 300, 5), (0, 1))])
 @pytest.mark.parametrize("op", ["sum", "max", "mean", "prod"])
 def test_reduction_over_some_axes(be, rng, shape, axis, op):
     """Fused reductions over some axes (one thread or one block per output on the GPU)

@@ -303,33 +303,54 @@ def reduce_source(spec: Spec, op: str, out_dtype) -> str:
 
 #: fewest reduced elements per output for one block per output (fewer: one thread each)
 AXES_BLOCK_K = 256
+#: the thread path splits K until about this many threads are busy, each folding at
+#: least AXES_MIN_CHUNK elements (a second launch folds the splits' partials in order)
+AXES_TARGET_THREADS = 1 << 18
+AXES_MIN_CHUNK = 64
+#: reduced elements a thread of the block path loads before folding them
+AXES_UNROLL = 4
 
 
 def axes_path(K: int, last_reduced: bool) -> str:
     """'block' (one block per output, its threads striding over the reduced elements) or
-    'thread' (one thread per output folding them in order): blocks where the reduced
-    elements are the innermost of the C-order shape and there are enough of them. From
-    the shapes alone, so a given call folds in the same order every time."""
+    'thread' (threads per output folding them in order, K split when outputs are few):
+    blocks where the reduced elements are the innermost of the C-order shape and there
+    are enough of them. From the shapes alone, so a given call folds in the same order
+    every time."""
     return "block" if last_reduced and K >= AXES_BLOCK_K else "thread"
 
 
+def axes_split(M: int, K: int) -> Tuple[int, int]:
+    """(n_split, chunk) of the thread path: K cut into n_split runs of chunk elements."""
+    want = max(1, min(-(-AXES_TARGET_THREADS // max(M, 1)), K // AXES_MIN_CHUNK))
+    chunk = -(-K // want)
+    return -(-K // chunk), chunk
+
+
 def axes_name(spec: Spec, op: str, path: str) -> str:
+    """path: 'thread', 'block' or 'finish' (the thread path's fold of its splits)."""
     return f"{kernel_name(spec)}_axes_{path}_{op}"
 
 
+AXES_PATHS = ("thread", "block", "finish")
+
+
 def axes_source(spec: Spec, op: str, out_dtype) -> str:
-    """The kernels of a fused reduction over some of the axes (op in REDUCE_OPS),
-    appended to source(spec): M outputs (the kept axes, N-d ``keep`` with the output's
-    and each input's strides) of K reduced elements (N-d ``red`` with each input's
-    strides); no temporary of the elementwise result. ``_thread``: output m's thread
-    folds k = 0 .. K-1 in order; ``_block``: thread t of output m's block folds k = t,
-    t + RED_BLOCK, ..., then the fixed shared-memory tree. Accumulation in calc_of<T>;
-    mean divides by K."""
+    """The kernels of a fused reduction over some axes (op in REDUCE_OPS), appended to
+    source(spec): M outputs (the kept axes, N-d ``keep`` with the output's and each
+    input's strides) of K reduced elements (N-d ``red`` with each input's strides); no
+    temporary of the elementwise result. ``_thread``: task (s, m) -- m fastest, so
+    neighbouring threads read neighbouring outputs -- folds k in [s chunk, (s + 1) chunk)
+    in order, into out (n_split == 1) or part[s M + m]; ``_finish`` folds output m's
+    n_split partials in order. ``_block``: thread t of output m's block folds k = t,
+    t + RED_BLOCK, ... (AXES_UNROLL loaded at once), then the fixed shared-memory tree.
+    Accumulation in calc_of<T>; mean divides by K."""
     base = kernel_name(spec)
     fn = REDUCE_OPS[op][0]
     ident = _identity(op, _dtype_of(spec, spec.out))
     t = ctype(_dtype_of(spec, spec.out))
     out_t = ctype(out_dtype)
+    acc = f"hf::calc_of<{t}>::type"
     ins = [ctype(x) for x in spec.inputs]
     scs = [ctype(x) for x in spec.scalars]
     sc_args = "".join(f", {x} s{k}" for k, x in enumerate(scs))
@@ -339,15 +360,24 @@ def axes_source(spec: Spec, op: str, out_dtype) -> str:
                    for k, x in enumerate(ins))
     keep_st = ", ".join(["so"] + [f"ks{k}" for k in range(n)])
     red_st = ", ".join(f"rs{k}" for k in range(n))
-    args = ", ".join([f"hf::load(p{k}, base[{k + 1}] + off[{k}], (conj >> {k}) & 1)"
-                      for k in range(n)] + sc_pass)
-    final = ("hf::op_call<hf::op_divide>(a, hf::cast<A>((hf::f64)K))" if op == "mean"
-             else "a")
+    U = AXES_UNROLL
+
+    def value(k: str, v: str) -> str:
+        args = ", ".join([f"hf::load(p{j}, base[{j + 1}] + o{v}[{j}], (conj >> {j}) & 1)"
+                          for j in range(n)] + sc_pass)
+        return (f"hf::i64 o{v}[{n}];\n"
+                f"        hf::nd_offsets_outer({k}, red, red.ndim, o{v}, {red_st});\n"
+                f"        const A {v} = (A)hf::fx_{spec.key()}::eval({args});\n")
+
+    def final(x: str) -> str:
+        r = f"hf::op_call<hf::op_divide>({x}, hf::cast<A>((hf::f64)K))" if op == "mean" else x
+        return f"hf::cast<{out_t}>({r})"
     head = (f"long long M, long long K, hf::Shape keep, hf::Shape red, {out_t}* out, "
             f"hf::Strides so{ptrs}{sc_args}, int conj")
-    fold = (f"      hf::i64 off[{n}];\n"
-            f"      hf::nd_offsets_outer(k, red, red.ndim, off, {red_st});\n"
-            f"      a = hf::{fn}()(a, (A)hf::fx_{spec.key()}::eval({args}));\n")
+    offsets = (f"    hf::i64 base[{n + 1}];\n"
+               f"    hf::nd_offsets_outer(m, keep, keep.ndim, base, {keep_st});\n")
+    loads = "".join(f"      if (k + {u * RED_BLOCK} < K) {{\n        " + value(f"k + {u * RED_BLOCK}", f"v{u}")
+                    + f"        a = hf::{fn}()(a, v{u});\n      }}\n" for u in range(U))
     tree = (f"    sh[threadIdx.x] = a;\n    __syncthreads();\n"
             f"    for (int w = {RED_BLOCK} / 2; w > 0; w >>= 1) {{\n"
             f"      if ((int)threadIdx.x < w) sh[threadIdx.x] = hf::{fn}()(sh[threadIdx.x], sh[threadIdx.x + w]);\n"
@@ -355,26 +385,40 @@ def axes_source(spec: Spec, op: str, out_dtype) -> str:
             f"    a = sh[0];\n    __syncthreads();  // sh is read before the next output's tree\n")
     return (
         f"\n// the fused reduction ({op}) of {base} over some axes\n"
-        f'extern "C" __global__ void {axes_name(spec, op, "thread")}({head}) {{\n'
-        f"  typedef hf::calc_of<{t}>::type A;\n"
-        f"  HF_GRID_LOOP(m, M) {{\n"
-        f"    hf::i64 base[{n + 1}];\n"
-        f"    hf::nd_offsets_outer(m, keep, keep.ndim, base, {keep_st});\n"
+        f'extern "C" __global__ void {axes_name(spec, op, "thread")}({head}, '
+        f"long long n_split, long long chunk, {acc}* part) {{\n"
+        f"  typedef {acc} A;\n"
+        f"  HF_GRID_LOOP(task, M * n_split) {{\n"
+        f"    const long long m = task % M, s = task / M;\n"
+        + offsets +
+        f"    const long long hi = (s + 1) * chunk < K ? (s + 1) * chunk : K;\n"
         f"    A a = {ident};\n"
-        f"    for (long long k = 0; k < K; ++k) {{\n{fold}    }}\n"
-        f"    out[base[0]] = hf::cast<{out_t}>({final});\n  }}\n}}\n\n"
+        f"    for (long long k = s * chunk; k < hi; ++k) {{\n        "
+        + value("k", "v") +
+        f"        a = hf::{fn}()(a, v);\n    }}\n"
+        f"    if (n_split == 1) out[base[0]] = {final('a')};\n"
+        f"    else part[task] = a;\n  }}\n}}\n\n"
+        f'extern "C" __global__ void {axes_name(spec, op, "finish")}(long long M, long long K, '
+        f"hf::Shape keep, {out_t}* out, hf::Strides so, long long n_split, const {acc}* part) {{\n"
+        f"  typedef {acc} A;\n"
+        f"  HF_GRID_LOOP(m, M) {{\n"
+        f"    hf::i64 base[1];\n"
+        f"    hf::nd_offsets_outer(m, keep, keep.ndim, base, so);\n"
+        f"    A a = {ident};\n"
+        f"    for (long long s = 0; s < n_split; ++s) a = hf::{fn}()(a, part[s * M + m]);\n"
+        f"    out[base[0]] = {final('a')};\n  }}\n}}\n\n"
         f'extern "C" __global__ void __launch_bounds__({RED_BLOCK}) '
         f'{axes_name(spec, op, "block")}({head}) {{\n'
-        f"  typedef hf::calc_of<{t}>::type A;\n"
+        f"  typedef {acc} A;\n"
         f"  __shared__ hf::raw_of<A> sh_raw[{RED_BLOCK}];\n"
         f"  A* sh = reinterpret_cast<A*>(sh_raw);\n"
         f"  for (long long m = blockIdx.x; m < M; m += gridDim.x) {{\n"
-        f"    hf::i64 base[{n + 1}];\n"
-        f"    hf::nd_offsets_outer(m, keep, keep.ndim, base, {keep_st});\n"
+        + offsets +
         f"    A a = {ident};\n"
-        f"    for (long long k = threadIdx.x; k < K; k += {RED_BLOCK}) {{\n{fold}    }}\n"
+        f"    for (long long k = threadIdx.x; k < K; k += {U * RED_BLOCK}) {{\n"
+        + loads + "    }\n"
         + tree +
-        f"    if (threadIdx.x == 0) out[base[0]] = hf::cast<{out_t}>({final});\n  }}\n}}\n")
+        f"    if (threadIdx.x == 0) out[base[0]] = {final('a')};\n  }}\n}}\n")
 
 
 def _f(t):
@@ -456,7 +500,7 @@ def instances() -> List[Tuple[str, str, List[str]]]:
         out.append((f"fuse_{name}_{op}", source(spec) + reduce_source(spec, op, np.dtype(dt)),
                     list(names(spec)) + list(reduce_names(spec, op))))
         out.append((f"fuse_{name}_{op}_axes", source(spec) + axes_source(spec, op, np.dtype(dt)),
-                    list(names(spec)) + [axes_name(spec, op, p) for p in ("thread", "block")]))
+                    list(names(spec)) + [axes_name(spec, op, p) for p in AXES_PATHS]))
     return out
 
 

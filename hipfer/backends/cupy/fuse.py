@@ -61,7 +61,7 @@ class Program:
                         names += K.reduce_names(self.spec, red.op)
                     elif red is not None:
                         src += K.axes_source(self.spec, red.op, red.out_dtype)
-                        names += [K.axes_name(self.spec, red.op, p) for p in ("thread", "block")]
+                        names += [K.axes_name(self.spec, red.op, p) for p in K.AXES_PATHS]
                     mod = cupy.RawModule(code=src, options=eng.OPTIONS + eng.contraction_off())
                     ks = _modules[key] = tuple(mod.get_function(n) for n in names)
         return ks
@@ -152,8 +152,9 @@ def reduce_all(prog: Program, datas, conj, slot_values, shape):
 
 @_on_device
 def reduce_axes(prog: Program, datas, conj, slot_values, shape):
-    """The fused reduction over some axes: one launch, each output folding its reduced
-    elements straight from the inputs (no temporary of the elementwise result)."""
+    """The fused reduction over some axes: each output folds its reduced elements
+    straight from the inputs (no temporary of the elementwise result); one launch, two
+    when few outputs split their elements (a thread per split, then one per output)."""
     red = prog.red
     axes = set(red.axes)
     keep = [d for d in range(len(shape)) if d not in axes]
@@ -168,7 +169,7 @@ def reduce_axes(prog: Program, datas, conj, slot_values, shape):
     M, K_ = out.size, 1
     for d in rdims:
         K_ *= shape[d]
-    _, _, thread, block = prog.kernels()
+    _, _, thread, block, finish = prog.kernels()
     scal = [_host_scalar(v, dt) for v, dt in zip(slot_values, prog.scalar_dtypes)]
     cbits = np.int32(sum(1 << k for k, c in enumerate(conj) if c))
     args = [np.int64(M), np.int64(K_), eng.shape_arg(kc), eng.shape_arg(rc), out,
@@ -178,7 +179,15 @@ def reduce_axes(prog: Program, datas, conj, slot_values, shape):
     if K.axes_path(K_, len(shape) - 1 in axes) == "block":
         block((min(M, 65536),), (K.RED_BLOCK,), (*args, *scal, cbits))
     else:
-        thread((eng.grid_for(M),), (eng.BLOCK,), (*args, *scal, cbits))
+        n_split, chunk = K.axes_split(M, K_)  # from the shape alone: the order repeats
+        acc_dt = np.dtype(np.float32) if prog.out_dtype == np.float16 else prog.out_dtype
+        part = prog.be.empty((n_split * M if n_split > 1 else 1,), acc_dt)
+        thread((eng.grid_for(M * n_split),), (eng.BLOCK,),
+               (*args, *scal, cbits, np.int64(n_split), np.int64(chunk), part))
+        if n_split > 1:
+            finish((eng.grid_for(M),), (eng.BLOCK,),
+                   (np.int64(M), np.int64(K_), eng.shape_arg(kc), out, eng.strides_arg(kst[0]),
+                    np.int64(n_split), part))
     if red.keepdims:
         out = out.reshape(tuple(1 if d in axes else n for d, n in enumerate(shape)))
     return out
