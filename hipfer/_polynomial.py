@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from . import linalg
+from . import _ops, linalg
 from ._creation import arange, asarray, eye, ones, zeros
 from ._elementwise import abs as _abs, conj, equal, real, sqrt, where
 from ._linear_algebra import matmul
@@ -25,6 +25,7 @@ from ._manipulation import concat
 from ._statistical import all as _all, cumulative_prod, max as _max, sum as _sum
 from ._tensor import Tensor
 from ._views import broadcast_to, reshape
+from .prims import descriptors as d
 
 __all__ = ["poly", "polyadd", "polyder", "polydiv", "polyfit", "polyint", "polymul",
            "polysub", "polyval", "roots", "vander"]
@@ -88,12 +89,15 @@ def _convolve(a: Tensor, b: Tensor) -> Tensor:
 
 # ---------------------------------------------------------------- evaluation
 def polyval(p, x):
-    """p(x) by Horner's rule, p highest power first (len(p) fused multiply-adds on the
-    device, one launch each; a dedicated kernel would fuse them)."""
+    """p(x) by Horner's rule, p highest power first: one launch of the Polyval prim for a
+    1-d p (NumPy's arithmetic, y = y * x + p[k] rounded every step); an N-d p (whose rows
+    broadcast against x, as in NumPy) by len(p) multiply-adds of the namespace."""
     dev = _device(x, p)
     x, p = _common(_tensor(x, dev), _tensor(p, dev))
     if p.ndim == 0:
         raise TypeError("hipfer.polyval: p must be a sequence of coefficients, not a scalar")
+    if p.ndim == 1 and x.dtype.kind in "biufc":
+        return Tensor(_ops.run(d.Polyval(), [p, x], called="polyval"))
     y = zeros(x.shape, dtype=x.dtype, device=x.device)
     for i in range(p.shape[0]):
         y = y * x + p[i]

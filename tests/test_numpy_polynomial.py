@@ -421,3 +421,34 @@ def test_window_default_device_and_errors(be):
             getattr(hf, name)(4.5)
     with pytest.raises(TypeError, match="hipfer.kaiser"):
         hf.kaiser(5, 1j)
+
+
+# ------------------------------------------------------------------ polyval: the prim path
+@pytest.mark.parametrize("dt", [np.float16, np.float32, np.float64, np.int32, np.uint8,
+                                np.bool_], ids=ids([np.float16, np.float32, np.float64,
+                                                    np.int32, np.uint8, np.bool_]))
+def test_polyval_one_launch_matches_numpy_bitwise(be, rng, dt):
+    """A 1-d p runs the Polyval prim: NumPy's arithmetic step for step (float16 rounded
+    every step, integers wrapping, 0 * inf = NaN), so the values are NumPy's exactly."""
+    sp = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.5, -2.0])
+    if np.dtype(dt).kind == "f":
+        p = np.concatenate([random_array(rng, (3,), dt), sp[rng.integers(0, 7, 2)].astype(dt)])
+        x = np.concatenate([random_array(rng, (20,), dt), sp.astype(dt)])
+    else:
+        p, x = random_array(rng, (4,), dt), random_array(rng, (6, 3), dt)
+    with np.errstate(all="ignore"):
+        want = np.polyval(p, x)
+    got = np.asarray(hf.polyval(tensor(be, p), tensor(be, x)), copy=True)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+
+
+def test_polyval_nd_p_keeps_the_composition(be, rng):
+    """An N-d p (rows broadcast against x) is NumPy's loop over its rows."""
+    p = rng.standard_normal((3, 4))
+    x = rng.standard_normal(4)
+    np.testing.assert_array_equal(np.asarray(hf.polyval(tensor(be, p), tensor(be, x)),
+                                             copy=True), np.polyval(p, x))
+    p2 = rng.standard_normal((3, 2, 1))
+    np.testing.assert_array_equal(np.asarray(hf.polyval(tensor(be, p2), tensor(be, x)),
+                                             copy=True), np.polyval(p2, x))

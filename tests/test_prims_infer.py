@@ -155,6 +155,7 @@ def _valid_cases():
             yield d.IndexPut(True), (dt, idt, idt, dt), (s, (2,), (2,), ())
             yield d.Bincount(4), (idt,), (s,)
             yield d.Bincount(4, True), (idt, dt), (s, s)
+        yield d.Polyval(), (dt, dt), ((3,), s)
         for desc in (d.Uniform(), d.Normal(), d.Integer(0, 2), d.Sort(0, True),
                      d.Argsort(1), d.Topk(1, 2)):
             yield desc, (dt,), (s,)

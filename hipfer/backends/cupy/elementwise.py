@@ -16,10 +16,13 @@ from __future__ import annotations
 import math
 from typing import Callable, Sequence
 
+import cupy
 import numpy as np
 
 from ...kernels import CTYPE
 from ...kernels import elementwise as ek
+from ...kernels import polyval as pk
+from ...kernels.indexing import c_strides
 from ...prims import descriptors as d
 from ...prims.infer import real_dtype
 from ...prims.optable import BinaryOp, UnaryOp
@@ -392,6 +395,38 @@ class _ElementwiseBinary(_Handler):
         return _plain_or_scaled(plain, scaled, cj, dt)
 
 
+class _Polyval:
+    """Polyval: kernels/polyval.cuh, a thread per element of x running Horner's rule over
+    p (device memory), any layout of p, x and out (element strides); a conjugated complex
+    operand is conjugated into a copy first."""
+
+    def supports(self, desc, dtypes) -> bool:
+        return dtypes is None or (len(dtypes) == 2 and dtypes[0] == dtypes[1]
+                                  and dtypes[0] in CTYPE)
+
+    def make(self, desc, dtypes, shapes, outs, strides, conj):
+        dt = dtypes[0]
+        (kernel,) = eng.get_kernels(pk.FILE, (pk.polyval_expr(dt),))
+        flags = tuple(bool(c) and dt.kind == "c" for c in (conj or (False, False)))
+        n_p = np.int64(shapes[0][0])
+        shape = tuple(shapes[1])
+        # a conjugated operand is read from its C-contiguous conjugated copy
+        p_st = np.int64(1 if flags[0] else eng.elem_strides(strides[0], dt.itemsize)[0])
+        x_st = c_strides(shape) if flags[1] else eng.elem_strides(strides[1], dt.itemsize)
+        n = math.prod(shape)
+        args = (np.int64(n), eng.shape_arg(shape), eng.strides_arg(x_st))
+        grid = (eng.grid_for(max(n, 1)),)
+
+        def run(inputs, out):
+            if not n:
+                return
+            p, x = (cupy.ascontiguousarray(cupy.conj(a)) if f else a
+                    for a, f in zip(inputs, flags))
+            ost = eng.strides_arg(eng.elem_strides(out.strides, out.itemsize))
+            kernel(grid, (eng.BLOCK,), (p, n_p, p_st, x, out) + args + (ost,))
+        return run
+
+
 HANDLERS = {
     d.ScalarUnary: _Unary(),
     d.AnalyticUnary: _Unary(),
@@ -407,4 +442,5 @@ HANDLERS = {
     d.Generate: _Generate(),
     d.MakeContiguous: _MakeContiguous(),
     d.ElementwiseBinary: _ElementwiseBinary(),
+    d.Polyval: _Polyval(),
 }

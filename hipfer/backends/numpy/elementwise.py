@@ -356,6 +356,17 @@ def _cast_supported(desc, dtypes) -> bool:
     return desc.dtype.kind in NUMERIC_KINDS and numeric(desc, dtypes)
 
 
+def _make_polyval(desc, dtypes, shapes, outs, strides, conj):
+    """Polyval: NumPy's own np.polyval (y = y * x + p[k], in the operands' one dtype)."""
+    load = conj_loader(dtypes, conj)
+
+    def run(inputs, out):
+        p, x = load(inputs)
+        with np.errstate(all="ignore"):  # inf * 0 is NaN, as the kernels give, unannounced
+            out[...] = np.polyval(p, x)
+    return run
+
+
 _OP = Handler(_make_op)
 _WHERE = Handler(_make_where)
 
@@ -368,4 +379,5 @@ HANDLERS = {
     d.ComplexScale: Handler(_make_complex_scale),
     d.MakeContiguous: Handler(_make_contiguous),
     d.ElementwiseBinary: Handler(_make_elementwise_binary),
+    d.Polyval: Handler(_make_polyval),
 }

@@ -11,7 +11,7 @@ from ..optable import BinaryOp, ReduceOp, UnaryOp
 from ._base import Descriptor, Modes
 
 __all__ = ["ScalarUnary", "ScalarBinary", "ScalarWhere", "ScalarReduce", "ArgReduce",
-           "ScanOp", "Cumulative", "SearchSorted"]
+           "ScanOp", "Cumulative", "SearchSorted", "Polyval"]
 
 
 @dataclass(frozen=True)
@@ -126,6 +126,27 @@ class SearchSorted(Descriptor, family="scalar"):
         if len(shapes[0]) != 1:
             raise ValueError(f"SearchSorted: x1 must be 1-d, got shape {shapes[0]}")
         return ((shapes[1], np.dtype(np.int64)),)
+
+    def probe_shapes(self, n_inputs):
+        return (1,), ()
+
+
+@dataclass(frozen=True)
+class Polyval(Descriptor, family="scalar"):
+    """out = p(x) by Horner's rule, p highest power first: operands (p, x) of one dtype,
+    p 1-d, x any shape; out has x's shape and dtype. NumPy's arithmetic exactly
+    (np.polyval: y = 0, then y = y * x + p[k] for each k, every step rounded in the
+    dtype, integers wrapping), so the result is bitwise that of the eager composition."""
+
+    def infer(self, dtypes, shapes):
+        r.expect(self, dtypes, shapes, 2)
+        if dtypes[0] != dtypes[1]:
+            raise TypeError(f"Polyval: dtypes differ ({dtypes[0]} and {dtypes[1]}); "
+                            "promote them first")
+        r.check_kind(self, "p", dtypes[0], "biufc")
+        if len(shapes[0]) != 1:
+            raise ValueError(f"Polyval: p must be 1-d, got shape {shapes[0]}")
+        return ((tuple(shapes[1]), dtypes[1]),)
 
     def probe_shapes(self, n_inputs):
         return (1,), ()
