@@ -1,7 +1,9 @@
 """NumPy's histograms and binning over the device: histogram, histogram_bin_edges,
 histogram2d, histogramdd, bincount and digitize.
 
-Counting is the Bincount prim (deterministic run to run: integer counts; float64 weight
+Unweighted histograms count with the Histogram prim: one read of the data, a binary search
+of the edges per value in the data's and edges' result type, integer counts (no index
+array). Other counting is the Bincount prim (deterministic run to run: integer counts; float64 weight
 sums added in the data's order, as NumPy's bincount adds them; no float atomics): each
 value's bin index comes from a binary search (searchsorted) of the edges, with one outlier
 bin at each end. Integer, bool and complex weights of histogram keep the sort-based
@@ -285,7 +287,9 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     the total and the bin widths (float64). Edges as in histogram_bin_edges."""
     a, w = _flat_data(a, weights, "histogram")
     edges = _edges(a, bins, range, w, "histogram")
-    if w is None or w.dtype.kind == "f":  # NumPy's bincount dtypes (float64 sums)
+    if w is None and a.dtype.kind in "iuf" and edges.dtype.kind in "iuf":
+        n = Tensor(_ops.run(d.Histogram(), [a, edges], called="histogram"))  # one read of a
+    elif w is None or w.dtype.kind == "f":  # NumPy's bincount dtypes (float64 sums)
         # bin j - 1 for edges[j-1] <= a < edges[j] (a == edges[-1] in the last bin); 0 and
         # E for the values below and above (NaN included) the E edges, dropped after
         idx = searchsorted(edges, a, side="right")

@@ -54,6 +54,34 @@ def bincount_expr(index_dt) -> str:
     return f"hf::bincount<{ctype(index_dt)}>"
 
 
+#: Histogram's data dtypes (real, no bool) and the edge dtypes instantiated for each
+#: besides its own (int bins give float edges; np.arange edges are int64)
+HISTOGRAM_DTYPES = tuple(t for t in DTYPES if t.kind in "iuf")
+HISTOGRAM_EDGES = tuple(np.dtype(t) for t in ("int64", "float16", "float32", "float64"))
+
+
+def histogram_compare(x_dt, e_dt) -> np.dtype:
+    """The dtype Histogram compares data and edges in: NumPy's result type."""
+    return np.result_type(np.dtype(x_dt), np.dtype(e_dt))
+
+
+def histogram_expr(x_dt, e_dt) -> str:
+    c = histogram_compare(x_dt, e_dt)
+    return f"hf::histogram<{ctype(x_dt)}, {ctype(e_dt)}, {ctype(c)} >"
+
+
+def histogram_pairs() -> List[tuple]:
+    """(data, edges) dtype pairs with a kernel: each data dtype with its own and the
+    HISTOGRAM_EDGES dtypes where the result type has a kernel type; other pairs are cast
+    to their result type first (the handler), which every data dtype covers."""
+    out = []
+    for t in HISTOGRAM_DTYPES:
+        for e in dict.fromkeys((t,) + HISTOGRAM_EDGES):
+            if histogram_compare(t, e) in HISTOGRAM_DTYPES:
+                out.append((t, e))
+    return out
+
+
 def _storage_dtypes() -> List[np.dtype]:
     """One dtype per distinct storage type, in DTYPES order."""
     seen, out = set(), []
@@ -74,6 +102,7 @@ def instances():
                             + [apply_expr(t, True) for t in DTYPES]),
         ("idx_copy", FILE, [copy_expr(t) for t in store]),
         ("bincount", BINCOUNT_FILE, [bincount_expr(i) for i in INDEX_DTYPES]),
+        ("histogram", BINCOUNT_FILE, [histogram_expr(t, e) for t, e in histogram_pairs()]),
     ]
 
 

@@ -331,6 +331,42 @@ HANDLERS[d.Nonzero] = _Nonzero()
 
 
 # -------------------------------------------------------------------- bincount
+class _Histogram:
+    """Histogram: bincount.cuh's histogram, one read of x (a binary search of the edges
+    per element, shared-memory counts for few bins, 64-bit integer atomics); a (data,
+    edges) dtype pair without its own instantiation is cast to its result type first."""
+
+    def supports(self, desc, dtypes) -> bool:
+        return dtypes is None or (len(dtypes) == 2 and
+                                  all(t in K.HISTOGRAM_DTYPES for t in dtypes))
+
+    def make(self, desc, dtypes, shapes, outs, strides, conj):
+        x_dt, e_dt = dtypes
+        pair = (x_dt, e_dt) in K.histogram_pairs()
+        c = K.histogram_compare(x_dt, e_dt)
+        kx, ke = (x_dt, e_dt) if pair else (c, c)
+        (kernel,) = get_kernels(K.BINCOUNT_FILE, (K.histogram_expr(kx, ke),))
+        x_shape = tuple(shapes[0])
+        n = K.size_of(x_shape)
+        x_st = elem_strides(strides[0], x_dt.itemsize) if pair else K.c_strides(x_shape)
+        mshape, (mst,) = K.merge_axes(x_shape, [x_st])
+        n_edges = np.int64(shapes[1][0])
+        grid = (grid_for(max(n, 1)),)
+
+        def run(inputs, out):
+            x, edges = inputs
+            if not pair:
+                x, edges = x.astype(c, order="C"), edges.astype(c)
+            buf = out if out.flags.c_contiguous else cupy.empty(out.shape, dtype=_I64)
+            buf.fill(0)
+            if n and n_edges > 1:
+                kernel(grid, (BLOCK,), (buf, x, np.int64(n)) + _geo(mshape, mst)
+                       + (cupy.ascontiguousarray(edges), n_edges))
+            if buf is not out:
+                out[...] = buf
+        return run
+
+
 class _Bincount:
     """Bincount. Counts: bincount.cuh, 64-bit integer atomics into the zeroed counts
     (through a contiguous scratch when out is a strided view). Weighted: Scatter's
@@ -388,3 +424,4 @@ class _Bincount:
 
 
 HANDLERS[d.Bincount] = _Bincount()
+HANDLERS[d.Histogram] = _Histogram()

@@ -182,3 +182,22 @@ def _make_bincount(desc, dtypes, shapes, outs, strides, conj):
 
 
 HANDLERS[d.Bincount] = Handler(_make_bincount)
+
+
+def _make_histogram(desc, dtypes, shapes, outs, strides, conj):
+    """np.histogram's counting with explicit edges: searchsorted of the sorted data."""
+    def run(inputs, out):
+        x, edges = np.ravel(inputs[0]), inputs[1]
+        if edges.shape[0] == 1:  # no bins
+            return
+        c = np.result_type(x.dtype, edges.dtype)
+        x = x[~np.isnan(x)] if x.dtype.kind == "f" else x
+        s = np.sort(x.astype(c, copy=False))
+        e = edges.astype(c, copy=False)
+        cum = np.concatenate([np.searchsorted(s, e[:-1], side="left"),
+                              np.searchsorted(s, e[-1:], side="right")])
+        out[...] = np.diff(cum)
+    return run
+
+
+HANDLERS[d.Histogram] = Handler(_make_histogram)

@@ -9,7 +9,7 @@ import numpy as np
 from .. import rules as r
 from ._base import Descriptor
 
-__all__ = ["IndexSelect", "Gather", "Scatter", "IndexPut", "Nonzero", "Bincount"]
+__all__ = ["IndexSelect", "Gather", "Scatter", "IndexPut", "Nonzero", "Bincount", "Histogram"]
 
 
 def _along_axis(desc, dtypes, shapes, n_in):
@@ -166,3 +166,27 @@ class Bincount(Descriptor, family="indexing"):
 
     def probe_shapes(self, n_inputs):
         return ((1,),) * n_inputs
+
+
+@dataclass(frozen=True)
+class Histogram(Descriptor, family="indexing"):
+    """out[b] = how many elements v of x (real, not bool; any shape and layout) fall in
+    bin b of the 1-d edges (increasing; the caller checks): edges[b] <= v < edges[b + 1],
+    the last bin closed (v == edges[-1] counts in it); int64, len(edges) - 1 bins. v and
+    the edges compare in NumPy's result type of the two dtypes (np.histogram's
+    searchsorted); NaN and values outside the edges are not counted. Deterministic
+    (integer counts)."""
+
+    def infer(self, dtypes, shapes):
+        r.expect(self, dtypes, shapes, 2)
+        for what, dt in zip(("x", "edges"), dtypes):
+            if dt.kind not in "iuf":
+                raise TypeError(f"Histogram: {what} must be a real tensor, got {dt}")
+        if len(shapes[1]) != 1 or shapes[1][0] < 1:
+            raise ValueError(f"Histogram: edges must be 1-d with at least one edge, got "
+                             f"shape {tuple(shapes[1])}")
+        return (((shapes[1][0] - 1,), np.dtype(np.int64)),)
+
+    def probe_shapes(self, n_inputs):
+        return (1,), (2,)
+
