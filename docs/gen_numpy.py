@@ -189,6 +189,10 @@ def render() -> str:
         "undefined in C: NumPy's x86 loops wrap, GPUs saturate (`astype`, `insert`/`pad` of "
         "such values into unsigned tensors).",
         "- `fmax`/`fmin` of `+0` and `-0` return whichever zero the math library gives (C99).",
+        "- `nanvar`/`nanstd` of float16 compute in float32 and round once, as `var` does in "
+        "both libraries; NumPy's float16 `nanvar` accumulates in float16 and overflows to inf "
+        "past 65504. `nanmean` of a slice whose values sum to NaN (inf and -inf) warns "
+        "nothing; NumPy warns of an invalid value.",
         "- Transcendental functions on the GPU agree with NumPy within an ulp or two, not "
         "bit for bit.",
         "- `np.require`, `np.asarray_chkfinite` have no NumPy dispatch (NumPy converts their "

@@ -1,11 +1,14 @@
 """NumPy's NaN-ignoring reductions: nansum, nanprod, nanmin, nanmax, nanargmin, nanargmax,
 nanmean, nanvar, nanstd, nancumsum, nancumprod, nanmedian, nanquantile, nanpercentile.
 
-Each is a composition: NaN is replaced by the reduction's identity (where(isnan(x), id,
-x)) and the plain reduction runs; integer and bool inputs have no NaN and go straight to
-the plain one. The order statistics sort (NaN sorts last) and use each slice's count of
-non-NaN values. NumPy's warnings for all-NaN slices (and its ValueError in nanargmin /
-nanargmax) need one sync of a bool; the docstrings say where.
+nansum, nanprod, nanmax, nanmin, nanmean, nanvar and nanstd of floating and complex
+input are one pass over the data: reductions that skip NaN elements (ReduceOp.NANSUM, ...;
+one kernel on the GPU). Their RuntimeWarnings (all-NaN slices, too few values) read one
+bool of the result back (any NaN in it); only when it has a NaN does a second pass count
+the non-NaN values, so that the warning is NumPy's exactly. Integer and bool inputs have no
+NaN and take the plain reductions. The scans and nanargmin / nanargmax replace NaN by an
+identity (where(isnan(x), id, x)) first; the order statistics sort (NaN sorts last) and use
+each slice's count of non-NaN values.
 """
 from __future__ import annotations
 
@@ -15,8 +18,10 @@ import numpy as np
 
 from . import _dtypes
 from ._core import cast
-from ._elementwise import (conj, divide, floor_divide, isnan, less_equal, logical_not, multiply,
-                           real, sqrt, subtract, where)
+from ._statistical import _reduce
+from ._tensor import Tensor
+from ._elementwise import (divide, floor_divide, isnan, less_equal, logical_not, sqrt,
+                           subtract, where)
 from ._indexing import take_along_axis
 from ._manipulation import concat
 from ._naming import public
@@ -29,6 +34,8 @@ from ._statistical import (all as _all, any as _any, cumulative_prod, cumulative
                            max as _max, mean as _mean, min as _min, prod as _prod, sum as _sum,
                            var as _var)
 from ._views import reshape
+from .prims import descriptors as d
+from .prims.optable import ReduceOp
 
 __all__ = ["nanargmax", "nanargmin", "nancumprod", "nancumsum", "nanmax", "nanmean",
            "nanmedian", "nanmin", "nanpercentile", "nanprod", "nanquantile", "nanstd",
@@ -53,17 +60,48 @@ def _axis(axis):
 
 
 # ------------------------------------------------------------------ sums, products
+def _one_pass(a: Tensor, dtype) -> bool:
+    """Whether the one-pass NaN reductions take a (with dtype=): floating or complex, in
+    a floating or complex dtype."""
+    return _has_nan(a) and (dtype is None or np.dtype(dtype).kind in "fc")
+
+
+def _nan_reduce(x: Tensor, op: ReduceOp, axis, keepdims, fn: str, **extra) -> Tensor:
+    family = d.AnalyticReduce if op in (ReduceOp.NANVAR, ReduceOp.NANSTD) else d.ScalarReduce
+    return _reduce(x, family, op, _axis(axis), keepdims, fn=fn, **extra)
+
+
+def _warn_counts(r: Tensor, a: Tensor, axis, keepdims, least: int, message: str) -> None:
+    """NumPy's RuntimeWarning where a slice has fewer than `least` non-NaN values: one
+    bool read (any NaN in r); only if r has a NaN, a second pass counts the values."""
+    if not r.size or not bool(_any(isnan(r))):
+        return
+    cnt = _sum(logical_not(isnan(a)), axis=_axis(axis), keepdims=keepdims)
+    if bool(_any(cnt < least)):
+        warnings.warn(message, RuntimeWarning, stacklevel=3)
+
+
+# ------------------------------------------------------------------ sums, products
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
     """Sum over axis treating NaN as zero (an all-NaN or empty slice sums to 0); dtype as
-    in sum (integers accumulate in 64 bits)."""
+    in sum (integers accumulate in 64 bits). One pass for floating and complex input."""
     a = as_tensor(a)
+    if _one_pass(a, dtype):
+        x = a if dtype is None else cast(a, dtype)
+        return store_out(_nan_reduce(x, ReduceOp.NANSUM, axis, keepdims, "nansum"), out,
+                         "nansum")
     x, _ = _replace_nan(a, 0)
     return store_out(_sum(x, axis=_axis(axis), dtype=dtype, keepdims=keepdims), out, "nansum")
 
 
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
-    """Product over axis treating NaN as one; dtype as in prod."""
+    """Product over axis treating NaN as one; dtype as in prod. One pass for floating and
+    complex input."""
     a = as_tensor(a)
+    if _one_pass(a, dtype):
+        x = a if dtype is None else cast(a, dtype)
+        return store_out(_nan_reduce(x, ReduceOp.NANPROD, axis, keepdims, "nanprod"), out,
+                         "nanprod")
     x, _ = _replace_nan(a, 1)
     return store_out(_prod(x, axis=_axis(axis), dtype=dtype, keepdims=keepdims), out, "nanprod")
 
@@ -86,28 +124,26 @@ nancumprod = public("nancumprod", _nan_scan(cumulative_prod, 1, "nancumprod"))
 
 
 # ------------------------------------------------------------------ extremes
-def _nan_extreme(reduce, fill, name):
+def _nan_extreme(reduce, op, name):
     def fn(a, axis=None, out=None, keepdims=False):
         a = as_tensor(a)
         if a.dtype.kind == "c":
             raise TypeError(f"hipfer.{name}: complex tensors have no order on the device")
-        axis = _axis(axis)
-        x, mask = _replace_nan(a, fill)
-        r = reduce(x, axis=axis, keepdims=keepdims)
-        if mask is not None:
-            all_nan = _all(mask, axis=axis, keepdims=keepdims)
-            r = where(all_nan, np.nan, r)
-            warn_if(all_nan, "All-NaN slice encountered")
+        if not _has_nan(a):
+            return store_out(reduce(a, axis=_axis(axis), keepdims=keepdims), out, name)
+        r = _nan_reduce(a, op, axis, keepdims, name)
+        warn_if(isnan(r), "All-NaN slice encountered")
         return store_out(r, out, name)
     fn.__name__ = name
     fn.__doc__ = (f"{'Smallest' if reduce is _min else 'Largest'} element over axis ignoring "
-                  "NaN; an all-NaN slice gives NaN with a RuntimeWarning (one sync of a bool). "
-                  "Complex input is a TypeError (NumPy orders it lexicographically).")
+                  "NaN, in one pass; an all-NaN slice gives NaN with a RuntimeWarning (one "
+                  "sync of a bool). Complex input is a TypeError (NumPy orders it "
+                  "lexicographically).")
     return fn
 
 
-nanmin = public("nanmin", _nan_extreme(_min, np.inf, "nanmin"))
-nanmax = public("nanmax", _nan_extreme(_max, -np.inf, "nanmax"))
+nanmin = public("nanmin", _nan_extreme(_min, ReduceOp.NANMIN, "nanmin"))
+nanmax = public("nanmax", _nan_extreme(_max, ReduceOp.NANMAX, "nanmax"))
 
 
 def _nan_arg(reduce, fill, name):
@@ -136,13 +172,19 @@ def _counts(mask, axis, keepdims, dt):
 
 
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
-    """Mean over axis ignoring NaN (integers as mean: float64); an all-NaN slice gives NaN
-    with a RuntimeWarning (one sync of a bool)."""
+    """Mean over axis ignoring NaN (integers as mean: float64), in one pass; an all-NaN
+    slice gives NaN with a RuntimeWarning (one sync of a bool; a second pass only when the
+    result has a NaN)."""
     a = as_tensor(a)
     axis = _axis(axis)
     if not _has_nan(a):
         x = cast(a, dtype) if dtype is not None else _float_of(a)
         return store_out(_mean(x, axis=axis, keepdims=keepdims), out, "nanmean")
+    if _one_pass(a, dtype):
+        x = a if dtype is None else cast(a, dtype)
+        r = _nan_reduce(x, ReduceOp.NANMEAN, axis, keepdims, "nanmean")
+        _warn_counts(r, a, axis, keepdims, 1, "Mean of empty slice")
+        return store_out(r, out, "nanmean")
     x, mask = _replace_nan(a, 0)
     tot = _sum(x, axis=axis, dtype=dtype, keepdims=keepdims)
     cnt = _counts(mask, axis, keepdims, _dtypes.int64)
@@ -151,15 +193,15 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
 
 
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    """Variance over axis ignoring NaN, divided by (count - ddof); a slice with count <=
-    ddof gives NaN with a RuntimeWarning (one sync of a bool). Complex input gives its
-    real dtype."""
+    """Variance over axis ignoring NaN, divided by (count - ddof), in one pass; a slice
+    with count <= ddof gives NaN with a RuntimeWarning (one sync of a bool; a second pass
+    only when the result has a NaN). Complex input gives its real dtype."""
     return store_out(_nanvar(a, axis, dtype, ddof, keepdims, "nanvar"), out, "nanvar")
 
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     """Standard deviation over axis ignoring NaN: sqrt(nanvar(...)), with its warnings."""
-    return store_out(sqrt(_nanvar(a, axis, dtype, ddof, keepdims, "nanstd")), out, "nanstd")
+    return store_out(_nanvar(a, axis, dtype, ddof, keepdims, "nanstd"), out, "nanstd")
 
 
 def _nanvar(a, axis, dtype, ddof, keepdims, name):
@@ -167,19 +209,19 @@ def _nanvar(a, axis, dtype, ddof, keepdims, name):
     axis = _axis(axis)
     if not _has_nan(a):
         x = cast(a, dtype) if dtype is not None else _float_of(a)
-        return _var(x, axis=axis, correction=ddof, keepdims=keepdims)
-    x, mask = _replace_nan(a, 0)
-    cnt = _counts(mask, axis, True, _dtypes.int64)
-    tot = _sum(x, axis=axis, dtype=dtype, keepdims=True)
-    avg = cast(divide(tot, cnt), tot.dtype)
-    dev = where(mask, 0, subtract(x, avg))
-    sqr = real(multiply(dev, conj(dev))) if dev.dtype.kind == "c" else multiply(dev, dev)
-    ss = _sum(sqr, axis=axis, dtype=None if dtype is None or np.dtype(dtype).kind == "c"
-              else dtype, keepdims=keepdims)
-    dof = subtract(_counts(mask, axis, keepdims, _dtypes.int64), ddof)
-    bad = less_equal(dof, 0)
-    warn_if(bad, "Degrees of freedom <= 0 for slice.")
-    return where(bad, np.nan, cast(divide(ss, dof), ss.dtype))
+        r = _var(x, axis=axis, correction=ddof, keepdims=keepdims)
+        return sqrt(r) if name == "nanstd" else r
+    x = a if dtype is None or np.dtype(dtype).kind not in "fc" else cast(a, dtype)
+    if x.dtype == _dtypes.float16:  # NumPy's float16 moments: in float32, rounded once
+        return cast(_nanvar(cast(x, _dtypes.float32), axis, None, ddof, keepdims, name),
+                    _dtypes.float16)
+    op = ReduceOp.NANSTD if name == "nanstd" else ReduceOp.NANVAR
+    r = _nan_reduce(x, op, axis, keepdims, name, correction=float(ddof))
+    if r.size and bool(_any(isnan(r))):  # rare: say where, as NumPy does
+        cnt = _sum(logical_not(isnan(a)), axis=axis, keepdims=keepdims)
+        if bool(_any(less_equal(subtract(cnt, ddof), 0))):
+            warnings.warn("Degrees of freedom <= 0 for slice.", RuntimeWarning, stacklevel=3)
+    return r
 
 
 # ------------------------------------------------------------------ order statistics

@@ -187,6 +187,84 @@ struct red_var {
   }
 };
 
+// ---- NumPy's nan-functions in one pass: NaN elements are skipped ------------------------
+template <class T> __device__ __forceinline__ T red_nan();
+template <> __device__ __forceinline__ f32 red_nan<f32>() { return __int_as_float(0x7fc00000); }
+template <> __device__ __forceinline__ f64 red_nan<f64>() { return __longlong_as_double(0x7ff8000000000000LL); }
+template <> __device__ __forceinline__ half red_nan<half>() { return half::from_bits(0x7e00u); }
+
+template <class In, class Out, class Pre>
+struct red_nansum {
+  typedef In in_t; typedef typename calc_of<Out>::type acc_t; typedef Out out_t;
+  __device__ static acc_t init() { return acc_t(0); }
+  __device__ static acc_t step(acc_t a, In x) { return red_isnan(x) ? a : a + cast<acc_t>(x); }
+  __device__ static acc_t merge(acc_t a, acc_t b) { return a + b; }
+  __device__ static Out finalize(acc_t a, const red_params&) { return Out(a); }
+};
+
+template <class In, class Out, class Pre>
+struct red_nanprod {
+  typedef In in_t; typedef typename calc_of<Out>::type acc_t; typedef Out out_t;
+  __device__ static acc_t init() { return acc_t(1); }
+  __device__ static acc_t step(acc_t a, In x) { return red_isnan(x) ? a : a * cast<acc_t>(x); }
+  __device__ static acc_t merge(acc_t a, acc_t b) { return a * b; }
+  __device__ static Out finalize(acc_t a, const red_params&) { return Out(a); }
+};
+
+// NaN is the identity (a NaN loses to any number): the result is NaN exactly for an
+// all-NaN slice (NumPy's fmax.reduce / fmin.reduce).
+template <class In, class Out, class Pre>
+struct red_nanmax {
+  typedef In in_t; typedef Out acc_t; typedef Out out_t;
+  __device__ static acc_t init() { return red_nan<Out>(); }
+  __device__ static acc_t merge(acc_t a, acc_t b) { return (red_isnan(a) || b > a) ? b : a; }
+  __device__ static acc_t step(acc_t a, In x) { return red_isnan(x) ? a : merge(a, cast<Out>(x)); }
+  __device__ static Out finalize(acc_t a, const red_params&) { return a; }
+};
+
+template <class In, class Out, class Pre>
+struct red_nanmin {
+  typedef In in_t; typedef Out acc_t; typedef Out out_t;
+  __device__ static acc_t init() { return red_nan<Out>(); }
+  __device__ static acc_t merge(acc_t a, acc_t b) { return (red_isnan(a) || b < a) ? b : a; }
+  __device__ static acc_t step(acc_t a, In x) { return red_isnan(x) ? a : merge(a, cast<Out>(x)); }
+  __device__ static Out finalize(acc_t a, const red_params&) { return a; }
+};
+
+// nanmean: the sum and the count of the non-NaN elements; 0 / 0 = NaN for none.
+template <class T>
+struct red_sum_count {
+  T s;
+  i64 n;
+};
+
+template <class In, class Out, class Pre>
+struct red_nanmean {
+  typedef typename calc_of<Out>::type C;
+  typedef In in_t; typedef red_sum_count<C> acc_t; typedef Out out_t;
+  __device__ static acc_t init() { acc_t a; a.s = C(0); a.n = 0; return a; }
+  __device__ static acc_t step(acc_t a, In x) {
+    if (!red_isnan(x)) { a.s = a.s + cast<C>(x); a.n += 1; }
+    return a;
+  }
+  __device__ static acc_t merge(acc_t a, acc_t b) { a.s = a.s + b.s; a.n += b.n; return a; }
+  __device__ static Out finalize(acc_t a, const red_params&) { return Out(red_div(a.s, a.n)); }
+};
+
+// nanvar / nanstd: red_var's Welford over the non-NaN elements; NumPy's nanvar gives NaN
+// where count - correction <= 0.
+template <class In, class Out>
+struct red_nanvar : red_var<In, Out> {
+  typedef red_var<In, Out> V;
+  typedef typename V::acc_t acc_t;
+  typedef typename V::R R;
+  __device__ static acc_t step(acc_t a, In x) { return red_isnan(x) ? a : V::step(a, x); }
+  __device__ static Out finalize(acc_t a, const red_params& p) {
+    if ((f64)a.n - p.corr <= 0) return Out(red_nan<R>());
+    return V::finalize(a, p);
+  }
+};
+
 // ---- warp shuffles of every accumulator type ---------------------------------------------
 __device__ __forceinline__ i32 red_shfl(i32 v, int d) { return HF_SHFL_DOWN(v, d); }
 __device__ __forceinline__ u32 red_shfl(u32 v, int d) { return HF_SHFL_DOWN(v, d); }
@@ -207,6 +285,13 @@ template <class T> __device__ __forceinline__ red_welford<T> red_shfl(red_welfor
   red_welford<T> r;
   r.mean = red_shfl(v.mean, d);
   r.m2 = red_shfl(v.m2, d);
+  r.n = red_shfl(v.n, d);
+  return r;
+}
+
+template <class T> __device__ __forceinline__ red_sum_count<T> red_shfl(red_sum_count<T> v, int d) {
+  red_sum_count<T> r;
+  r.s = red_shfl(v.s, d);
   r.n = red_shfl(v.n, d);
   return r;
 }

@@ -334,12 +334,16 @@ def reducer(op: ReduceOp, dtype, pre: Optional[UnaryOp] = None, out_dtype=None) 
     infer() gives; Trace passes the operand dtype (a bool trace is an or)."""
     dt = np.dtype(dtype)
     t_in = ctype(dt)
-    mode = MODE_MEAN_OR_STD if op in (ReduceOp.MEAN, ReduceOp.STD) else MODE_PLAIN
+    mode = MODE_MEAN_OR_STD if op in (ReduceOp.MEAN, ReduceOp.STD, ReduceOp.NANSTD) \
+        else MODE_PLAIN
     if op in (ReduceOp.ALL, ReduceOp.ANY):
         return Reducer(f"hf::red_{op.cname}<{t_in}>", mode, np.dtype(np.bool_), f"red_{op.cname}")
-    if op in (ReduceOp.VAR, ReduceOp.STD):
+    if op in (ReduceOp.VAR, ReduceOp.STD, ReduceOp.NANVAR, ReduceOp.NANSTD):
         out = real_dtype(dt)
-        return Reducer(f"hf::red_var<{t_in}, {ctype(out)}>", mode, out, "red_var")
+        name, group = ("nanvar", "red_nan") if op in NAN_OPS else ("var", "red_var")
+        return Reducer(f"hf::red_{name}<{t_in}, {ctype(out)}>", mode, out, group)
+    if op in NAN_OPS:  # one group for the nan-functions' reducers
+        return Reducer(f"hf::red_{op.cname}<{t_in}, {t_in}, hf::pre_none>", mode, dt, "red_nan")
     if out_dtype is not None:
         out = np.dtype(out_dtype)
     elif pre is not None:
@@ -359,8 +363,14 @@ def anti_kernel(dtype) -> str:
 
 # ---------------------------------------- what the CuPy handlers accept (dtype kinds)
 SCALAR_KINDS = {ReduceOp.SUM: "biufc", ReduceOp.PROD: "biufc", ReduceOp.MEAN: "fc",
-                ReduceOp.MAX: "biuf", ReduceOp.MIN: "biuf"}
-ANALYTIC_KINDS = {ReduceOp.VAR: "fc", ReduceOp.STD: "fc"}
+                ReduceOp.MAX: "biuf", ReduceOp.MIN: "biuf",
+                ReduceOp.NANSUM: "fc", ReduceOp.NANPROD: "fc", ReduceOp.NANMEAN: "fc",
+                ReduceOp.NANMAX: "f", ReduceOp.NANMIN: "f"}
+ANALYTIC_KINDS = {ReduceOp.VAR: "fc", ReduceOp.STD: "fc", ReduceOp.NANVAR: "fc",
+                  ReduceOp.NANSTD: "fc"}
+#: NumPy's nan-functions (reducers that skip NaN elements)
+NAN_OPS = (ReduceOp.NANSUM, ReduceOp.NANPROD, ReduceOp.NANMEAN, ReduceOp.NANMAX,
+           ReduceOp.NANMIN, ReduceOp.NANVAR, ReduceOp.NANSTD)
 METADATA_KINDS = {op: "biu" for op in (ReduceOp.SUM, ReduceOp.PROD, ReduceOp.MAX,
                                        ReduceOp.MIN, ReduceOp.ALL, ReduceOp.ANY)}
 #: ReduceAdd, Trace, AntiTrace, AntiDiag

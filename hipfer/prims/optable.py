@@ -170,6 +170,16 @@ class ReduceOp(Enum):
     STD = ("std", _FLT, None)
     ALL = ("all", "b" + _NUM, True)
     ANY = ("any", "b" + _NUM, False)
+    # NumPy's nan-functions, one pass: NaN elements are skipped (floating and complex
+    # input; integers have no NaN and take the plain ones). nanmax / nanmin of an
+    # all-NaN slice give NaN; nanmean / nanvar of a slice with too few non-NaN values too.
+    NANSUM = ("nansum", _FLT, 0)
+    NANPROD = ("nanprod", _FLT, 1)
+    NANMEAN = ("nanmean", _FLT, None)
+    NANMAX = ("nanmax", "f", None)
+    NANMIN = ("nanmin", "f", None)
+    NANVAR = ("nanvar", _FLT, None)
+    NANSTD = ("nanstd", _FLT, None)
 
     @property
     def cname(self) -> str:

@@ -159,7 +159,7 @@ def reduction(desc, dtypes, shapes, op: ReduceOp, kinds=None):
     sizes = check_modes(desc, desc.modes_a, shapes[0])
     out_shape = out_modes(desc, desc.modes_c, sizes)
     check_kind(desc, op.name, dt, kinds or op.kinds)
-    if op in (ReduceOp.MAX, ReduceOp.MIN) \
+    if op in (ReduceOp.MAX, ReduceOp.MIN, ReduceOp.NANMAX, ReduceOp.NANMIN) \
             and reduced_size(desc.modes_a, desc.modes_c, shapes[0]) == 0 \
             and int(np.prod(out_shape)) > 0:
         raise ValueError(f"{name(desc)}({op.name}): zero-size reduction has no identity")
@@ -167,7 +167,7 @@ def reduction(desc, dtypes, shapes, op: ReduceOp, kinds=None):
         out = np.dtype(np.bool_)
     elif op is ReduceOp.SUM and dt == np.bool_:
         out = np.dtype(np.int64)
-    elif op in (ReduceOp.VAR, ReduceOp.STD):
+    elif op in (ReduceOp.VAR, ReduceOp.STD, ReduceOp.NANVAR, ReduceOp.NANSTD):
         out = real_dtype(dt)
     else:
         out = dt

@@ -6,6 +6,7 @@ through ``out.transpose(perm)`` so modes_c may order the kept axes freely.
 """
 from __future__ import annotations
 
+import warnings
 from math import prod
 
 import numpy as np
@@ -20,6 +21,11 @@ from ._common import Handler, conj_flags, fp_ignore, fp_restore, letters, reduce
 _NUMPY_REDUCE = {ReduceOp.SUM: np.add.reduce, ReduceOp.PROD: np.multiply.reduce}
 _NUMPY_EXTREMUM = {ReduceOp.MAX: np.maximum.reduce, ReduceOp.MIN: np.minimum.reduce,
                    ReduceOp.ALL: np.logical_and.reduce, ReduceOp.ANY: np.logical_or.reduce}
+
+
+_NUMPY_NAN = {ReduceOp.NANSUM: np.nansum, ReduceOp.NANPROD: np.nanprod,
+              ReduceOp.NANMEAN: np.nanmean, ReduceOp.NANMAX: np.nanmax,
+              ReduceOp.NANMIN: np.nanmin, ReduceOp.NANVAR: np.nanvar, ReduceOp.NANSTD: np.nanstd}
 
 
 def reducer(op: ReduceOp, modes_a, modes_c, shape, dt: np.dtype, correction=0.0):
@@ -38,6 +44,19 @@ def reducer(op: ReduceOp, modes_a, modes_c, shape, dt: np.dtype, correction=0.0)
 
         def compute(x, out):
             fn(x, axis=axes, out=out if same else out.transpose(perm))
+    elif op in _NUMPY_NAN:
+        fn = _NUMPY_NAN[op]
+
+        def compute(x, out):  # NumPy's nan-functions (their warnings: the namespace's)
+            view = out.transpose(perm)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                if op in (ReduceOp.NANVAR, ReduceOp.NANSTD):
+                    view[...] = fn(x, axis=axes, ddof=correction)
+                elif op in (ReduceOp.NANMAX, ReduceOp.NANMIN):
+                    view[...] = fn(x, axis=axes)
+                else:
+                    view[...] = fn(x, axis=axes, dtype=dt)
     elif op is ReduceOp.MEAN:
         def compute(x, out):  # empty -> 0 / 0 = NaN
             view = out.transpose(perm)
@@ -96,7 +115,8 @@ def _make_reduce(desc, dtypes, shapes, outs, strides, conj):
     op = desc.op
     compute = reducer(op, desc.modes_a, desc.modes_c, shapes[0], outs[0][1],
                       getattr(desc, "correction", 0.0))
-    commutes = op in (ReduceOp.SUM, ReduceOp.PROD, ReduceOp.MEAN)  # VAR/STD ignore conj
+    commutes = op in (ReduceOp.SUM, ReduceOp.PROD, ReduceOp.MEAN, ReduceOp.NANSUM,
+                      ReduceOp.NANPROD, ReduceOp.NANMEAN)  # VAR/STD ignore conj
     return _plain(_conj_after(compute, commutes and conj_flags(dtypes, conj)[0]))
 
 

@@ -26,12 +26,14 @@ class AnalyticBinary(Descriptor, family="analytic"):
         return r.binary(self, dtypes, shapes, self.op, ("analytic",))
 
 
-_REDUCE_OPS = (ReduceOp.VAR, ReduceOp.STD)
+_REDUCE_OPS = (ReduceOp.VAR, ReduceOp.STD, ReduceOp.NANVAR, ReduceOp.NANSTD)
 
 
 @dataclass(frozen=True)
 class AnalyticReduce(Descriptor, family="analytic"):
-    """VAR or STD with the given correction (degrees of freedom removed)."""
+    """VAR or STD with the given correction (degrees of freedom removed); NANVAR /
+    NANSTD over the non-NaN elements only, NaN where count - correction <= 0 (NumPy's
+    nanvar; var gives inf there)."""
     op: ReduceOp
     modes_a: Modes
     modes_c: Modes

@@ -38,7 +38,9 @@ class ScalarWhere(Descriptor, family="scalar"):
         return r.where(self, dtypes, shapes, "biufc")
 
 
-_REDUCE_OPS = (ReduceOp.SUM, ReduceOp.PROD, ReduceOp.MEAN, ReduceOp.MAX, ReduceOp.MIN)
+_REDUCE_OPS = (ReduceOp.SUM, ReduceOp.PROD, ReduceOp.MEAN, ReduceOp.MAX, ReduceOp.MIN,
+               ReduceOp.NANSUM, ReduceOp.NANPROD, ReduceOp.NANMEAN, ReduceOp.NANMAX,
+               ReduceOp.NANMIN)
 
 
 @dataclass(frozen=True)
