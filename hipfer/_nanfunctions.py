@@ -22,14 +22,13 @@ from ._statistical import _reduce
 from ._tensor import Tensor
 from ._elementwise import (divide, floor_divide, isnan, less_equal, logical_not, sqrt,
                            subtract, where)
-from ._indexing import take_along_axis
 from ._manipulation import concat
 from ._naming import public
 from ._numpy_statistics import (as_tensor, axes_last, median, quantile_q, quantile_result,
-                                quantile_sorted, store_out, warn_if, weighted_quantile,
+                                quantile_rows, store_out, warn_if, weighted_quantile,
                                 _float_of)
 from ._searching import argmax as _argmax, argmin as _argmin
-from ._sorting import sort
+from ._sorting import order_statistics
 from ._statistical import (all as _all, any as _any, cumulative_prod, cumulative_sum,
                            max as _max, mean as _mean, min as _min, prod as _prod, sum as _sum,
                            var as _var)
@@ -238,10 +237,9 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
         warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
         return store_out(_mean(t, axis=-1, keepdims=False).reshape(kd if keepdims else rest),
                          out, "nanmedian")
-    s = sort(t, axis=-1)
-    n = _counts(isnan(s), -1, True, _dtypes.int64)
+    n = _counts(isnan(t), -1, True, _dtypes.int64)
     lo = where(n == 0, 0, floor_divide(subtract(n, 1), 2))
-    mid = take_along_axis(s, concat([lo, floor_divide(n, 2)], axis=-1), axis=-1)
+    mid = order_statistics(t, concat([lo, floor_divide(n, 2)], axis=-1), "nanmedian")
     r = _mean(mid, axis=-1)
     warn_if(n == 0, "All-NaN slice encountered")
     return store_out(reshape(r, kd if keepdims else rest), out, "nanmedian")
@@ -258,10 +256,9 @@ def _nanquantile(a, q, axis, out, method, keepdims, fn, scale=None, weights=None
     t, rest, kd = axes_last(a, axis, fn)
     if t.shape[-1] == 0:
         raise IndexError(f"hipfer.{fn}: cannot take a {fn[3:]} of an empty slice")
-    s = sort(t, axis=-1)
-    n = _counts(isnan(s), -1, True, _dtypes.int64) if _has_nan(a) else t.shape[-1]
-    r = quantile_sorted(s, n, reshape(qt, (-1,)), method, fn, weak)
-    if isinstance(n, type(s)):  # all-NaN slices: NaN, as NumPy's, with its warning
+    n = _counts(isnan(t), -1, True, _dtypes.int64) if _has_nan(a) else t.shape[-1]
+    r = quantile_rows(t, n, reshape(qt, (-1,)), method, fn, weak)
+    if isinstance(n, Tensor):  # all-NaN slices: NaN, as NumPy's, with its warning
         r = where(n == 0, np.nan, r)
         warn_if(n == 0, "All-NaN slice encountered")
     return store_out(quantile_result(r, qt.shape, rest, kd, keepdims), out, fn)

@@ -23,7 +23,7 @@ from ._elementwise import (add, ceil, clip, conj, divide, equal, floor, greater_
                            remainder, round as _round, sqrt, subtract, where)
 from ._indexing import take, take_along_axis
 from ._linear_algebra import matmul
-from ._sorting import argsort, sort
+from ._sorting import argsort, order_statistics
 from ._statistical import (_axes, all as _all, any as _any, cumulative_sum, max as _max,
                            mean as _mean, min as _min, sum as _sum)
 from ._manipulation import concat
@@ -121,9 +121,7 @@ def weighted_quantile(a: Tensor, w, q: Tensor, axis, method: str, fn: str, nan_r
     below = less(expand_dims(cdf, axis=-2), reshape(q, (-1, 1)))
     idx = clip(_sum(below, axis=-1), None, t.shape[-1] - 1)
     r = take_along_axis(s, idx, axis=-1)
-    if a.dtype.kind == "f" and not nan_rows:
-        r = where(expand_dims(isnan(s[..., -1]), axis=-1), s[..., -1:], r)
-    return r, rest, kd
+    return (r if nan_rows else _nan_last(t, r, True)), rest, kd
 
 
 def _real_input(a, fn):
@@ -221,10 +219,11 @@ def _lerp(a, b, t, dt):
     return cast(where(greater_equal(t, 0.5), hi, lo), dt)
 
 
-def quantile_sorted(s: Tensor, n, q: Tensor, method: str, fn: str, weak: bool) -> Tensor:
-    """The q-quantiles (q: 1-d) of the rows of s (sorted along its last axis), shape
-    s.shape[:-1] + q.shape. n: the count of values per row (an int, or an int tensor of
-    shape s.shape[:-1] + (1,) for the nan variants, whose NaNs sit at each row's end)."""
+def quantile_rows(s: Tensor, n, q: Tensor, method: str, fn: str, weak: bool) -> Tensor:
+    """The q-quantiles (q: 1-d) of the rows of s (along its last axis), shape
+    s.shape[:-1] + q.shape: the order statistics they need (order_statistics, no sort
+    where a select pays), interpolated. n: the count of values per row (an int, or an int
+    tensor of shape s.shape[:-1] + (1,) for the nan variants, whose NaNs rank last)."""
     if method not in METHODS:
         raise ValueError(f"hipfer.{fn}: {method!r} is not a valid method. Use one of: "
                          f"{', '.join(METHODS)}")
@@ -234,7 +233,7 @@ def quantile_sorted(s: Tensor, n, q: Tensor, method: str, fn: str, weak: bool) -
     last = (n - 1)  # the index of the last valid value
     if q.dtype.kind in "iu":  # integer q (0 or 1): 'linear' takes values, no interpolation
         if method == "linear":
-            return _gather(s, multiply(last, q), per_row)
+            return _values_at(s, [multiply(last, q)], per_row, fn)[0]
         q = cast(q, _dtypes.float64)
     if method in _DISCRETE:
         idx = _discrete_index(n, q, method)
@@ -242,7 +241,7 @@ def quantile_sorted(s: Tensor, n, q: Tensor, method: str, fn: str, weak: bool) -
         if per_row:
             idx = where(less(last, idx), last, idx)
             idx = where(less(idx, 0), 0, idx)
-        return _gather(s, idx, per_row)
+        return _values_at(s, [idx], per_row, fn)[0]
     if s.dtype.kind == "b":
         raise TypeError(f"hipfer.{fn}: method {method!r} interpolates, which bool input "
                         "does not support (the boolean subtract)")
@@ -269,8 +268,7 @@ def quantile_sorted(s: Tensor, n, q: Tensor, method: str, fn: str, weak: bool) -
     elif method == "midpoint":
         gamma = multiply(0.5, cast(remainder(vi, 1) != 0, vi.dtype))
     nxt = where(above, -1.0, where(below, 0.0, add(prev, 1)))
-    lo = _gather(s, _index_of(prev, last), per_row)
-    hi = _gather(s, _index_of(nxt, last), per_row)
+    lo, hi = _values_at(s, [_index_of(prev, last), _index_of(nxt, last)], per_row, fn)
     # the result dtype: a's (floating) with a weak q, else the promotion of a and q
     dt = np.result_type(s.dtype, np.float64 if weak else q.dtype)
     dt = s.dtype if weak and s.dtype.kind == "f" else dt
@@ -298,13 +296,24 @@ def _discrete_index(n, q, method):
     return cast(where(at_prev, prev, add(prev, 1)), _dtypes.int64)
 
 
-def _gather(s: Tensor, idx: Tensor, per_row: bool) -> Tensor:
-    """s's values at idx along its last axis: idx of q's shape (shared by the rows) or
-    per row (s.shape[:-1] + q.shape)."""
+def _values_at(s: Tensor, idxs: list, per_row: bool, fn: str) -> list:
+    """The values of rank idx along s's last axis for each idx of idxs, in one Select:
+    each idx of q's shape (shared by the rows) or per row (s.shape[:-1] + q.shape)."""
+    q = idxs[0].shape[-1]
+    k = concat([cast(i, _dtypes.int64) for i in idxs], axis=-1) if len(idxs) > 1 \
+        else cast(idxs[0], _dtypes.int64)
     if not per_row:
-        idx = broadcast_to(reshape(idx, (1,) * (s.ndim - 1) + idx.shape),
-                           s.shape[:-1] + idx.shape)
-    return take_along_axis(s, cast(idx, _dtypes.int64), axis=-1)
+        k = reshape(k, (1,) * (s.ndim - 1) + k.shape)
+    v = order_statistics(s, k, fn)
+    return [v[..., j * q:(j + 1) * q] for j in range(len(idxs))]
+
+
+def _nan_last(t: Tensor, r: Tensor, keep: bool) -> Tensor:
+    """r with NaN where t's row (last axis) holds a NaN, as NumPy's quantiles give it."""
+    if t.dtype.kind != "f":
+        return r
+    top = _max(t, axis=-1, keepdims=keep)  # NaN propagates
+    return where(isnan(top), top, r)
 
 
 def quantile_result(r: Tensor, qshape: tuple, rest: tuple, kd: tuple, keepdims: bool):
@@ -322,10 +331,8 @@ def _quantile(a, q, axis, out, method, keepdims, fn, scale=None, weights=None):
     t, rest, kd = axes_last(a, axis, fn)
     if t.shape[-1] == 0:
         raise IndexError(f"hipfer.{fn}: cannot take a {fn} of an empty slice")
-    s = sort(t, axis=-1)
-    r = quantile_sorted(s, t.shape[-1], reshape(qt, (-1,)), method, fn, weak)
-    if a.dtype.kind == "f":  # NaN propagates: a slice with a NaN (sorted last) gives NaN
-        r = where(expand_dims(isnan(s[..., -1]), axis=-1), s[..., -1:], r)
+    r = quantile_rows(t, t.shape[-1], reshape(qt, (-1,)), method, fn, weak)
+    r = _nan_last(t, r, True)  # NaN propagates: a slice with a NaN gives NaN
     return store_out(quantile_result(r, qt.shape, rest, kd, keepdims), out, fn)
 
 
@@ -360,11 +367,9 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
         warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=2)
         r = full(kd if keepdims else rest, np.nan, dtype=_float_of(a).dtype, device=a.device)
         return store_out(r, out, "median")
-    s = sort(t, axis=-1)
-    mid = take(s, asarray(sorted({(n - 1) // 2, n // 2}), device=a.device), axis=-1)
-    r = _mean(_float_of(mid), axis=-1)
-    if a.dtype.kind == "f":
-        r = where(isnan(s[..., -1]), s[..., -1], r)
+    mid = order_statistics(t, asarray(sorted({(n - 1) // 2, n // 2}), device=a.device),
+                           "median")
+    r = _nan_last(t, _mean(_float_of(mid), axis=-1), False)
     return store_out(reshape(r, kd if keepdims else rest), out, "median")
 
 

@@ -6,8 +6,9 @@ consumers' calls bind as specified) and take NumPy's extras as keywords: axis=No
 flattens, kind and order are accepted; np.sort(t, 0) binds NumPy's positional axis
 through the dispatch. Complex tensors sort lexicographically (real part,
 then imaginary part, NumPy's NaN classes last), as NumPy has them: three stable
-argsorts, the least significant key first. partition / argpartition are a full stable
-sort (one valid partition; see partition).
+argsorts, the least significant key first. partition / argpartition are the Partition
+prim (a radix select on the GPU where it pays), and order_statistics, the values at given
+ranks without a sort behind median and quantile, is the Select prim.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from ._creation import asarray, zeros
 from ._data_type_functions import astype
 from ._elementwise import add, imag, isnan, real
 from ._tensor import Tensor
-from ._views import AxisError, reshape
+from ._views import AxisError, broadcast_to, reshape
 from .prims import descriptors as d
 
 
@@ -138,8 +139,9 @@ def lexsort(keys, axis=-1) -> Tensor:
     return perm
 
 
-def _kths(kth, n: int, fn) -> None:
-    """Check kth (an int or a sequence of ints) against an axis of length n."""
+def _kths(kth, n: int, fn) -> tuple:
+    """kth (an int or a sequence of ints) checked against an axis of length n, as the
+    distinct ranks ascending."""
     if isinstance(kth, Tensor):  # its values decide shapes on the host: no read-back
         raise TypeError(f"hipfer.{fn}: kth must be Python ints, not a tensor")
     ks = np.atleast_1d(np.asarray(kth))
@@ -150,32 +152,41 @@ def _kths(kth, n: int, fn) -> None:
     for k in ks.tolist():
         if not -n <= k < n:
             raise ValueError(f"hipfer.{fn}: kth(={k}) out of bounds ({n})")
+    return tuple(sorted({k % n for k in ks.tolist()}))
 
 
-def _partition_axis(a, kth, axis, kind, order, fn):
-    """(a as a tensor, the axis) after NumPy's checks of kind, order, axis and kth."""
+def _partition(a, kth, axis, kind, order, fn, indices) -> Tensor:
+    """The Partition prim after NumPy's checks of kind, order, axis and kth."""
     if kind != "introselect":
         raise ValueError(f"hipfer.{fn}: kind must be 'introselect', got {kind!r}")
     x, ax = _flat_axis(_check(a, fn, None, order), axis, fn)
-    _kths(kth, x.shape[ax], fn)
-    return x, ax
+    kths = _kths(kth, x.shape[ax], fn)
+    if x.dtype.kind == "c":  # no radix key: a lexicographic sort is one valid partition
+        return (argsort if indices else sort)(x, axis=ax)
+    return Tensor(_ops.run(d.Partition(ax, kths, indices), [x], called=fn))
 
 
 def partition(a, kth, axis=-1, kind="introselect", order=None) -> Tensor:
     """A copy of a with each kth element (int or sequence, negatives from the end) in its
     sorted place along axis (the flattened a for axis=None), smaller-or-equal ones before
-    it and larger-or-equal after (NaN last). Implemented as a full stable sort, one valid
-    partition: hipfer's Topk is itself a full sort on both backends, so a composition on
-    it would select nothing faster; a selection kernel would."""
-    x, ax = _partition_axis(a, kth, axis, kind, order, "partition")
-    return sort(x, axis=ax)
+    it and larger-or-equal after (NaN last). The order within the parts is the backend's
+    (NumPy's introselect on the CPU; on the GPU a radix select of the kth values, then a
+    stable split around them, or a full sort for short rows or many kth)."""
+    return _partition(a, kth, axis, kind, order, "partition", False)
 
 
 def argpartition(a, kth, axis=-1, kind="introselect", order=None) -> Tensor:
-    """Indices (int64) that partition a along axis around kth (see partition): those of
-    a full stable argsort, one valid partition (see partition for why)."""
-    x, ax = _partition_axis(a, kth, axis, kind, order, "argpartition")
-    return argsort(x, axis=ax)
+    """Indices (int64) that partition a along axis around kth (see partition)."""
+    return _partition(a, kth, axis, kind, order, "argpartition", True)
+
+
+def order_statistics(t: Tensor, k: Tensor, called: str) -> Tensor:
+    """The k[..., j]-th smallest values of t along its last axis (Sort's order: NaN last;
+    a zero may come out as +0.0), shape t.shape[:-1] + (Q,): k integer, of that shape or
+    broadcastable to it, each in [0, n) (clamped). One Select: no sort where it pays."""
+    k = astype(k, np.int64) if k.dtype != np.int64 else k
+    k = broadcast_to(k, t.shape[:-1] + k.shape[-1:])
+    return Tensor(_ops.run(d.Select(), [t, k], called=called))
 
 
 def topk(x: Tensor, k: int, /, *, axis: int = -1, largest: bool = True):

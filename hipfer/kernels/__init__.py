@@ -117,7 +117,7 @@ def instance_list(exprs: Iterable[str]) -> str:
 
 # Modules of hipfer.kernels that list instantiations via instances() -> [(group, file, [exprs])]
 INSTANCE_MODULES = ("elementwise", "reduction", "indexing", "rng", "gemm", "sort", "scan",
-                    "search", "polyval")
+                    "search", "polyval", "select")
 
 
 def instance_modules() -> List[str]:

@@ -1,9 +1,10 @@
-"""Sort, Argsort and Topk on NumPy.
+"""Sort, Argsort, Topk, Select and Partition on NumPy.
 
 Ascending order puts NaN last (NumPy's). Descending is ascending on the reversed axis,
 read backwards: NaN comes first and, with a stable sort, equal elements keep their
 original order in both directions. Topk ranks NaN above every number and breaks ties
 by the lower index, so it is a prefix of the stable sort in the right direction.
+Select and Partition are NumPy's introselect (np.partition, np.argpartition).
 """
 from __future__ import annotations
 
@@ -66,7 +67,36 @@ def _make_topk(desc, dtypes, shapes, outs, strides, conj):
     return run
 
 
+#: Select partitions around at most this many distinct ranks, else it sorts
+_MAX_KTH = 64
+
+
+def _make_select(desc, dtypes, shapes, outs, strides, conj):
+    n = shapes[0][-1]
+
+    def run(inputs, out):
+        if out.size == 0:
+            return
+        x, k = inputs
+        k = np.clip(k, 0, n - 1)
+        kth = np.unique(k)
+        s = np.partition(x, kth, axis=-1) if len(kth) <= _MAX_KTH else np.sort(x, axis=-1)
+        np.copyto(out, np.take_along_axis(s, k, axis=-1))
+    return run
+
+
+def _make_partition(desc, dtypes, shapes, outs, strides, conj):
+    axis, fn = desc.axis % len(shapes[0]), np.argpartition if desc.indices else np.partition
+
+    def run(inputs, out):
+        if out.size:
+            np.copyto(out, fn(inputs[0], list(desc.kth), axis=axis))
+    return run
+
+
 HANDLERS = {
+    d.Select: Handler(_make_select),
+    d.Partition: Handler(_make_partition),
     d.Sort: Handler(_make_sort),
     d.Argsort: Handler(_make_argsort),
     d.Topk: Handler(_make_topk),

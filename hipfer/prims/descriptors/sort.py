@@ -1,4 +1,4 @@
-"""SortPrims: Sort, Argsort and Topk along one axis."""
+"""SortPrims: Sort, Argsort, Topk, Select and Partition along one axis."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -8,7 +8,7 @@ import numpy as np
 from .. import rules as r
 from ._base import Descriptor
 
-__all__ = ["Sort", "Argsort", "Topk"]
+__all__ = ["Sort", "Argsort", "Topk", "Select", "Partition"]
 
 
 def _sorted_axis(desc, dtypes, shapes):
@@ -68,4 +68,54 @@ class Topk(Descriptor, family="sort"):
     def probe_shapes(self, n_inputs):
         base = list(r.axis_probe(self.axis))
         base[self.axis] = max(self.k, 1)  # room for k
+        return (tuple(base),) * n_inputs
+
+
+@dataclass(frozen=True)
+class Select(Descriptor, family="sort"):
+    """Order statistics along the last axis: out[..., j] is the k[..., j]-th smallest
+    (0-based) value of x[...] in Sort's order (-0.0 == 0.0, NaN last): what a sort would
+    put there, found without sorting. x real or bool with a nonempty last axis; k int64 of
+    shape x.shape[:-1] + (Q,), each in [0, n) (the caller's check: a rank outside is
+    clamped to it). A -0.0 answer may come out as 0.0 and a NaN as the one NaN."""
+
+    def infer(self, dtypes, shapes):
+        r.expect(self, dtypes, shapes, 2)
+        (dt, k_dt), (shape, k_shape) = dtypes, shapes
+        r.check_kind(self, "x", dt, "biuf")
+        if k_dt != np.int64:
+            raise TypeError(f"Select: k must be int64, got {k_dt}")
+        if r.nonempty_axis(self, shape, -1) is not None and shape[-1] == 0:
+            raise ValueError("Select: x's last axis is empty: it has no order statistics")
+        if tuple(k_shape[:-1]) != tuple(shape[:-1]) or len(k_shape) != len(shape):
+            raise ValueError(f"Select: k of shape {tuple(k_shape)} does not match x of shape "
+                             f"{tuple(shape)} (x.shape[:-1] + (Q,) expected)")
+        return ((tuple(k_shape), dt),)
+
+    def probe_shapes(self, n_inputs):
+        return (4,), (2,)
+
+
+@dataclass(frozen=True)
+class Partition(Descriptor, family="sort"):
+    """x rearranged along axis so that the value at each rank in kth (sorted, distinct, in
+    [0, n)) is the one a sort puts there, no value before it larger and none after it
+    smaller (Sort's order; NumPy's partition); indices=True: the int64 positions of that
+    arrangement instead (argpartition). Which valid arrangement is the backend's."""
+    axis: int
+    kth: tuple
+    indices: bool = False
+
+    def infer(self, dtypes, shapes):
+        dt, shape, axis = _sorted_axis(self, dtypes, shapes)
+        n = shape[axis]
+        if not self.kth or list(self.kth) != sorted(set(self.kth)) or \
+                not all(0 <= k < n for k in self.kth):
+            raise ValueError(f"Partition: kth must be distinct ascending ranks in [0, {n}), "
+                             f"got {self.kth}")
+        return ((shape, np.dtype(np.int64) if self.indices else dt),)
+
+    def probe_shapes(self, n_inputs):
+        base = list(r.axis_probe(self.axis))
+        base[self.axis] = max(base[self.axis], max(self.kth) + 1)
         return (tuple(base),) * n_inputs
