@@ -288,7 +288,9 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     a, w = _flat_data(a, weights, "histogram")
     edges = _edges(a, bins, range, w, "histogram")
     if w is None and a.dtype.kind in "iuf" and edges.dtype.kind in "iuf":
-        n = Tensor(_ops.run(d.Histogram(), [a, edges], called="histogram"))  # one read of a
+        # one read of a; equal bins (an int or an estimator) start from the interpolated bin
+        hist = d.Histogram(uniform=not _is_array(bins))
+        n = Tensor(_ops.run(hist, [a, edges], called="histogram"))
     elif w is None or w.dtype.kind == "f":  # NumPy's bincount dtypes (float64 sums)
         # bin j - 1 for edges[j-1] <= a < edges[j] (a == edges[-1] in the last bin); 0 and
         # E for the values below and above (NaN included) the E edges, dropped after

@@ -29,7 +29,8 @@ def _edges(rng, dt, n, lo, hi):
 
 @pytest.mark.parametrize("xdt", REAL, ids=str)
 @pytest.mark.parametrize("edt", EDGES, ids=str)
-def test_counts(be, rng, xdt, edt):
+@pytest.mark.parametrize("uniform", [False, True])
+def test_counts(be, rng, uniform, xdt, edt):
     hi = 100 if xdt.kind in "iu" else 3.0
     if xdt.itemsize == 1:
         hi = 100
@@ -38,34 +39,38 @@ def test_counts(be, rng, xdt, edt):
     low = 0 if xdt.kind == "u" else -60
     for name, x, xn in layouts(be, rng, (5, 7, 6), xdt, low=low, high=110) if xdt.kind in "iu" \
             else layouts(be, rng, (5, 7, 6), xdt):
-        assert_same(run_prim(be, d.Histogram(), [x, edges]), _ref(xn, e_np))
+        assert_same(run_prim(be, d.Histogram(uniform=uniform), [x, edges]), _ref(xn, e_np))
 
 
 @pytest.mark.parametrize("dt", ["float16", "float32", "float64"])
-def test_values_on_edges_and_specials(be, rng, dt):
+@pytest.mark.parametrize("uniform", [False, True])
+def test_values_on_edges_and_specials(be, rng, uniform, dt):
     e_np = np.array([-1.0, -0.0, 0.5, 1.0, 2.0], dt)
     x_np = np.concatenate([e_np, e_np, np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 2.0,
                                                  -1.0, 1.9999, -1.00001], dt),
                            random_array(rng, (100,), np.dtype(dt), special=True)]).astype(dt)
-    got = run_prim(be, d.Histogram(), [be.asarray(x_np), be.asarray(e_np)])
+    got = run_prim(be, d.Histogram(uniform=uniform), [be.asarray(x_np), be.asarray(e_np)])
     assert_same(got, _ref(x_np, e_np))
 
 
 @pytest.mark.parametrize("bins", [1, 2047, 2048, 2049, 5000])
-def test_many_bins(be, rng, bins):
+@pytest.mark.parametrize("uniform", [False, True])
+def test_many_bins(be, rng, uniform, bins):
     e_np = np.linspace(-4, 4, bins + 1)
     x_np = rng.standard_normal(20000).astype(np.float32)
-    got = run_prim(be, d.Histogram(), [be.asarray(x_np), be.asarray(e_np)])
+    got = run_prim(be, d.Histogram(uniform=uniform), [be.asarray(x_np), be.asarray(e_np)])
     assert_same(got, _ref(x_np, e_np))
-    again = run_prim(be, d.Histogram(), [be.asarray(x_np), be.asarray(e_np)])
+    again = run_prim(be, d.Histogram(uniform=uniform), [be.asarray(x_np), be.asarray(e_np)])
     assert_same(again, be.asnumpy(got))
 
 
-def test_one_edge_and_empty(be):
+@pytest.mark.parametrize("uniform", [False, True])
+def test_one_edge_and_empty(be, uniform):
     e1 = be.asarray(np.array([0.5]))
-    assert_same(run_prim(be, d.Histogram(), [be.asarray(np.ones(4)), e1]), np.zeros(0, np.int64))
+    assert_same(run_prim(be, d.Histogram(uniform=uniform), [be.asarray(np.ones(4)), e1]),
+                np.zeros(0, np.int64))
     e = be.asarray(np.array([0.0, 1.0, 2.0]))
-    assert_same(run_prim(be, d.Histogram(), [be.asarray(np.zeros(0, np.float32)), e]),
+    assert_same(run_prim(be, d.Histogram(uniform=uniform), [be.asarray(np.zeros(0, np.float32)), e]),
                 np.zeros(2, np.int64))
 
 

@@ -333,7 +333,8 @@ HANDLERS[d.Nonzero] = _Nonzero()
 # -------------------------------------------------------------------- bincount
 class _Histogram:
     """Histogram: bincount.cuh's histogram, one read of x (a binary search of the edges
-    per element, shared-memory counts for few bins, 64-bit integer atomics); a (data,
+    per element, or the interpolated bin walked to the edges for uniform ones;
+    shared-memory counts for few bins, 64-bit integer atomics); a (data,
     edges) dtype pair without its own instantiation is cast to its result type first."""
 
     def supports(self, desc, dtypes) -> bool:
@@ -361,7 +362,7 @@ class _Histogram:
             buf.fill(0)
             if n and n_edges > 1:
                 kernel(grid, (BLOCK,), (buf, x, np.int64(n)) + _geo(mshape, mst)
-                       + (cupy.ascontiguousarray(edges), n_edges))
+                       + (cupy.ascontiguousarray(edges), n_edges, np.bool_(desc.uniform)))
             if buf is not out:
                 out[...] = buf
         return run

@@ -175,7 +175,9 @@ class Histogram(Descriptor, family="indexing"):
     the last bin closed (v == edges[-1] counts in it); int64, len(edges) - 1 bins. v and
     the edges compare in NumPy's result type of the two dtypes (np.histogram's
     searchsorted); NaN and values outside the edges are not counted. Deterministic
-    (integer counts)."""
+    (integer counts). uniform: a hint that the edges are about evenly spaced (a backend may
+    start each search at the interpolated bin); the counts are the same either way."""
+    uniform: bool = False
 
     def infer(self, dtypes, shapes):
         r.expect(self, dtypes, shapes, 2)
