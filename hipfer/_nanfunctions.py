@@ -194,7 +194,8 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     """Variance over axis ignoring NaN, divided by (count - ddof), in one pass; a slice
     with count <= ddof gives NaN with a RuntimeWarning (one sync of a bool; a second pass
-    only when the result has a NaN). Complex input gives its real dtype."""
+    only when the result has a NaN). Complex input gives its real dtype, or a complex
+    dtype= (zero imaginary part), as NumPy's."""
     return store_out(_nanvar(a, axis, dtype, ddof, keepdims, "nanvar"), out, "nanvar")
 
 
@@ -206,16 +207,20 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
 def _nanvar(a, axis, dtype, ddof, keepdims, name):
     a = as_tensor(a)
     axis = _axis(axis)
+    complex_dt = dtype is not None and np.dtype(dtype).kind == "c"  # the result's dtype
     if not _has_nan(a):
         x = cast(a, dtype) if dtype is not None else _float_of(a)
         r = _var(x, axis=axis, correction=ddof, keepdims=keepdims)
-        return sqrt(r) if name == "nanstd" else r
+        r = sqrt(r) if name == "nanstd" else r
+        return cast(r, dtype) if complex_dt else r
     x = a if dtype is None or np.dtype(dtype).kind not in "fc" else cast(a, dtype)
-    if x.dtype == _dtypes.float16:  # NumPy's float16 moments: in float32, rounded once
-        return cast(_nanvar(cast(x, _dtypes.float32), axis, None, ddof, keepdims, name),
-                    _dtypes.float16)
+    # NumPy's float16 moments: in float32, rounded once
+    result_dt = x.dtype if x.dtype == _dtypes.float16 or complex_dt else None
+    if x.dtype == _dtypes.float16:
+        x = cast(x, _dtypes.float32)
     op = ReduceOp.NANSTD if name == "nanstd" else ReduceOp.NANVAR
     r = _nan_reduce(x, op, axis, keepdims, name, correction=float(ddof))
+    r = r if result_dt is None else cast(r, result_dt)
     if r.size and bool(_any(isnan(r))):  # rare: say where, as NumPy does
         cnt = _sum(logical_not(isnan(a)), axis=axis, keepdims=keepdims)
         if bool(_any(less_equal(subtract(cnt, ddof), 0))):

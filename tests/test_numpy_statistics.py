@@ -393,6 +393,14 @@ def test_nan_dtype_out_and_errors(be, rng):
         hf.nansum(t, axis=2)
     with pytest.raises(ValueError):
         hf.nanmin(hf.asarray(np.zeros(0)))
+    # complex data with a complex dtype=: NumPy's dtype (zero imaginary part), NaN or not;
+    # NumPy's nan path subtracts the mean in the input's complex64 (out=arr): rtol 1e-6
+    z = (data(rng, (3, 4), np.float32) + 1j * data(rng, (3, 4), np.float32)).astype(np.complex64)
+    for zz in (z, np.where(np.arange(12).reshape(3, 4) == 5, np.nan, z).astype(np.complex64)):
+        for name in ("nanvar", "nanstd"):
+            want = getattr(np, name)(zz, axis=1, dtype=np.complex128)
+            check(be, getattr(hf, name)(hf.asarray(zz), axis=1, dtype=np.complex128), want,
+                  rtol=1e-6)
 
 
 # ------------------------------------------------------------------ NumPy dispatch
