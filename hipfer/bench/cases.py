@@ -656,18 +656,21 @@ def _overhead(ctx):
 def _numpy_api(ctx):
     """NumPy's functions beyond the standard (issue 21): the warm per-call time on 1000
     elements against NumPy's (CPU) or CuPy's (GPU) same call, and the memory-bound ones at
-    full size against the read floor (their input read once)."""
+    full size against the read floor (their input read once, or `reads` times: the radix
+    select's four key passes and the NaN check of median and percentile)."""
     g = "numpy_api"
     n = ctx.sizes["n"]
 
-    def case(name, op, make, *, size_note="1000", full=False, salt=0):
+    def case(name, op, make, *, size_note="1000", full=False, salt=0, reads=1):
         def build():
             rng = ctx.rng(200 + salt)
             xs = make(rng, n if full else 1000)
-            nbytes = sum(x.nbytes for x in xs if isinstance(x, np.ndarray)) if full else None
+            nbytes = reads * sum(x.nbytes for x in xs if isinstance(x, np.ndarray)) \
+                if full else None
+            note = "input read once" if reads == 1 else f"input read {reads} times"
             return Case(bind(ctx, xs, op, torch_op=False), "float32", xs[0].shape,
                         nbytes, targets=(REDUCTION,) if full else (),
-                        note="input read once" if full else "warm per-call time")
+                        note=note if full else "warm per-call time")
         return Spec(g, f"{name} {'float32 ' + _shape_str((n,)) if full else size_note}", build)
 
     def f32(rng, m):
@@ -704,6 +707,11 @@ def _numpy_api(ctx):
              f32, full=True, salt=15),
         case("bincount 256", lambda m, x: m.bincount(x, minlength=256), ints, full=True,
              salt=16),
+        case("median", lambda m, x: m.median(x), f32, full=True, salt=17, reads=5),
+        case("percentile 90", lambda m, x: m.percentile(x, 90.0), f32, full=True, salt=18,
+             reads=5),
+        case("partition n/2", lambda m, x: m.partition(x, x.shape[0] // 2)[x.shape[0] // 2],
+             f32, full=True, salt=19, reads=5),
     ]
 
 

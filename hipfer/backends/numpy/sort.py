@@ -86,11 +86,16 @@ def _make_select(desc, dtypes, shapes, outs, strides, conj):
 
 
 def _make_partition(desc, dtypes, shapes, outs, strides, conj):
-    axis, fn = desc.axis % len(shapes[0]), np.argpartition if desc.indices else np.partition
+    axis, kth = desc.axis % len(shapes[0]), list(desc.kth)
 
     def run(inputs, out):
-        if out.size:
-            np.copyto(out, fn(inputs[0], list(desc.kth), axis=axis))
+        if not out.size:
+            return
+        if desc.indices:
+            np.copyto(out, np.argpartition(inputs[0], kth, axis=axis))
+        else:  # in place in out: no second copy
+            np.copyto(out, inputs[0])
+            out.partition(kth, axis=axis)
     return run
 
 
