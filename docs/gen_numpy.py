@@ -195,6 +195,12 @@ def render() -> str:
         "nothing; NumPy warns of an invalid value.",
         "- Transcendental functions on the GPU agree with NumPy within an ulp or two, not "
         "bit for bit.",
+        "- `partition`/`argpartition` order the values within each part as the backend does "
+        "(NumPy's introselect on the CPU; on the GPU index order within each part, or a full "
+        "sort for short rows and more than 8 kth): any valid partition, as NumPy promises. "
+        "The radix select behind `median`, `quantile` and `percentile` on the GPU returns a "
+        "zero order statistic as +0.0 (-0.0 and +0.0 rank equal) and every NaN as the one "
+        "NaN.",
         "- `np.require`, `np.asarray_chkfinite` have no NumPy dispatch (NumPy converts their "
         "argument first): call `hipfer.require` / `hipfer.asarray_chkfinite`.",
         "- Functions whose output size depends on the data (`nonzero`, `unique`, `argwhere`, "
