@@ -8,21 +8,15 @@ Skipped when no C++ compiler is installed.
 """
 from __future__ import annotations
 
-import ctypes
-import shutil
-import subprocess
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-from hipfer.kernels import KERNEL_DIR, ctype
+from hipfer.kernels import ctype
 from hipfer.kernels import polyval as P
 
-CXX = shutil.which("g++") or shutil.which("clang++")
+from _host_kernels import CXX, I64 as _I64, INT as _INT, PTR as _PTR, build
+
 pytestmark = pytest.mark.skipif(CXX is None, reason="no host C++ compiler")
-HERE = Path(__file__).resolve().parent
-_I64, _PTR, _INT = ctypes.c_longlong, ctypes.c_void_p, ctypes.c_int
 BLOCK = 256
 
 
@@ -32,11 +26,11 @@ def _symbol(dt) -> str:
 
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
-    d = tmp_path_factory.mktemp("polyval_host")
-    lines = ['#include "host_gpu.h"', f'#include "{P.FILE}"']
+    """A launcher per dtype that builds the kernel's Shape and Strides from arrays."""
+    wrappers = []
     for dt in P.POLYVAL_DTYPES:
         t = ctype(dt)
-        lines.append(
+        wrappers.append(
             f'extern "C" const char* {_symbol(dt)}(unsigned grid, unsigned block, int warp,\n'
             f'    unsigned seed, const {t}* p, long long np_, long long p_st, const {t}* x,\n'
             f'    {t}* out, long long n, const long long* dims, int ndim, const long long* xs,\n'
@@ -47,17 +41,9 @@ def lib(tmp_path_factory):
             f' out_st.s[k] = os[k]; }}\n'
             f'  return hf_emu::launch(grid, block, warp, seed, [=] {{\n'
             f'    {P.polyval_expr(dt)}(p, np_, p_st, x, out, n, shape, x_st, out_st); }});\n}}')
-    src, so = d / "polyval_host.cpp", d / "polyval_host.so"
-    src.write_text("\n".join(lines) + "\n")
-    subprocess.run([CXX, "-std=c++17", "-O1", "-fPIC", "-shared", f"-I{HERE / 'data'}",
-                    f"-I{KERNEL_DIR}", str(src), "-o", str(so)], check=True)
-    lib = ctypes.CDLL(str(so))
-    for dt in P.POLYVAL_DTYPES:
-        fn = getattr(lib, _symbol(dt))
-        fn.argtypes = (ctypes.c_uint, ctypes.c_uint, _INT, ctypes.c_uint, _PTR, _I64, _I64, _PTR,
-                       _PTR, _I64, _PTR, _INT, _PTR, _PTR)
-        fn.restype = ctypes.c_char_p
-    return lib
+    args = (_PTR, _I64, _I64, _PTR, _PTR, _I64, _PTR, _INT, _PTR, _PTR)
+    return build(tmp_path_factory.mktemp("polyval_host"), P.FILE, {}, "\n".join(wrappers),
+                 {_symbol(dt): args for dt in P.POLYVAL_DTYPES})
 
 
 def _est(a):

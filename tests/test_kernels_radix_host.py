@@ -10,25 +10,19 @@ Skipped when no C++ compiler (or nm, c++filt: the shared memory to poison) is in
 """
 from __future__ import annotations
 
-import ctypes
 import itertools
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from hipfer.kernels import KERNEL_DIR
 from hipfer.kernels import radix as R
 
-CXX = shutil.which("g++") or shutil.which("clang++")
-pytestmark = pytest.mark.skipif(CXX is None or not (shutil.which("nm") and shutil.which("c++filt")),
-                                reason="no host C++ compiler, nm or c++filt")
-HERE = Path(__file__).resolve().parent
+from _host_kernels import HAVE_TOOLS, I64 as _I64, INT as _INT, PTR as _PTR, build as _build, \
+    symbol as _symbol
 
-_I64, _PTR, _INT = ctypes.c_longlong, ctypes.c_void_p, ctypes.c_int
+pytestmark = pytest.mark.skipif(not HAVE_TOOLS, reason="no host C++ compiler, nm or c++filt")
 #: expression -> (C++ parameters, argtypes) of its emulated launch
 _KERNELS = {
     R.COUNT: ("const long long* keys, long long m, long long bound, long long* err, "
@@ -47,38 +41,8 @@ GUARD = 4096  # bytes around the workspace that no kernel may touch
 PATTERNS = ("random", "equal", "sorted", "reversed")
 
 
-def _symbol(expr: str) -> str:
-    return "emu_" + "".join(c if c.isalnum() else "_" for c in expr)
-
-
-def build(directory: Path) -> ctypes.CDLL:
-    lines = ['#include "host_gpu.h"', f'#include "{R.FILE}"']
-    for expr, (params, _) in _KERNELS.items():
-        names = ", ".join(p.split()[-1].lstrip("*") for p in params.split(", "))
-        lines.append(f'extern "C" const char* {_symbol(expr)}(unsigned grid, unsigned block, '
-                     f'int warp, unsigned seed, {params}) {{\n'
-                     f'  return hf_emu::launch(grid, block, warp, seed,\n'
-                     f'                        [=] {{ {expr}({names}); }});\n}}')
-    src, so = directory / "radix_host.cpp", directory / "radix_host.so"
-    src.write_text("\n".join(lines) + "\n")
-    subprocess.run([CXX, "-std=c++17", "-O2", "-fPIC", "-shared", f"-I{HERE / 'data'}",
-                    f"-I{KERNEL_DIR}", str(src), "-o", str(so)], check=True)
-    lib = ctypes.CDLL(str(so))
-    # the kernels' __shared__ variables: function-local statics of hf:: templates
-    nm = subprocess.run(["nm", "-S", "--defined-only", str(so)], capture_output=True, text=True,
-                        check=True).stdout
-    names = [line.split() for line in nm.splitlines() if line.count(" ") == 3]
-    dem = subprocess.run(["c++filt"], input="\n".join(n[3] for n in names), capture_output=True,
-                         text=True, check=True).stdout.splitlines()
-    lib.hf_emu_shared.argtypes = (_PTR, ctypes.c_size_t)
-    for (_, size, kind, name), pretty in zip(names, dem):
-        if kind in "ubB" and pretty.startswith("hf::") and ")::" in pretty:
-            lib.hf_emu_shared(ctypes.addressof(ctypes.c_char.in_dll(lib, name)), int(size, 16))
-    for expr, (_, argtypes) in _KERNELS.items():
-        fn = getattr(lib, _symbol(expr))
-        fn.argtypes = (ctypes.c_uint, ctypes.c_uint, _INT, ctypes.c_uint) + argtypes
-        fn.restype = ctypes.c_char_p
-    return lib
+def build(directory: Path):
+    return _build(directory, R.FILE, _KERNELS, opt="-O2")
 
 
 def emulate(lib, keys: np.ndarray, bound: int, warp: int, seed: int = 0, **geometry):

@@ -8,29 +8,19 @@ Skipped when no C++ compiler (or nm, c++filt: the shared memory to poison) is in
 """
 from __future__ import annotations
 
-import ctypes
-import shutil
-import subprocess
 import zlib
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from hipfer.kernels import KERNEL_DIR, ctype
+from hipfer.kernels import ctype
 from hipfer.kernels import select as S
 
-CXX = shutil.which("g++") or shutil.which("clang++")
-pytestmark = pytest.mark.skipif(CXX is None or not (shutil.which("nm") and shutil.which("c++filt")),
-                                reason="no host C++ compiler, nm or c++filt")
-HERE = Path(__file__).resolve().parent
-_I64, _PTR, _INT = ctypes.c_longlong, ctypes.c_void_p, ctypes.c_int
+from _host_kernels import HAVE_TOOLS, I64 as _I64, INT as _INT, PTR as _PTR, build, symbol
+
+pytestmark = pytest.mark.skipif(not HAVE_TOOLS, reason="no host C++ compiler, nm or c++filt")
 DTYPES = [np.dtype(t) for t in ("bool", "int8", "uint8", "int16", "uint16", "int32",
                                 "uint32", "int64", "uint64", "float16", "float32", "float64")]
-
-
-def _symbol(expr: str) -> str:
-    return "emu_" + "".join(c if c.isalnum() else "_" for c in expr)
 
 
 def _kernels():
@@ -59,39 +49,13 @@ KERNELS = _kernels()
 
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
-    d = tmp_path_factory.mktemp("select_host")
-    lines = ['#include "host_gpu.h"', f'#include "{S.FILE}"']
-    for expr, (params, _) in KERNELS.items():
-        names = ", ".join(p.split()[-1].lstrip("*") for p in params.split(", "))
-        lines.append(f'extern "C" const char* {_symbol(expr)}(unsigned grid, unsigned block, '
-                     f'int warp, unsigned seed, {params}) {{\n'
-                     f'  return hf_emu::launch(grid, block, warp, seed,\n'
-                     f'                        [=] {{ {expr}({names}); }});\n}}')
-    src, so = d / "select_host.cpp", d / "select_host.so"
-    src.write_text("\n".join(lines) + "\n")
-    subprocess.run([CXX, "-std=c++17", "-O1", "-fPIC", "-shared", f"-I{HERE / 'data'}",
-                    f"-I{KERNEL_DIR}", str(src), "-o", str(so)], check=True)
-    lib = ctypes.CDLL(str(so))
-    nm = subprocess.run(["nm", "-S", "--defined-only", str(so)], capture_output=True, text=True,
-                        check=True).stdout
-    names = [line.split() for line in nm.splitlines() if line.count(" ") == 3]
-    dem = subprocess.run(["c++filt"], input="\n".join(n[3] for n in names), capture_output=True,
-                         text=True, check=True).stdout.splitlines()
-    lib.hf_emu_shared.argtypes = (_PTR, ctypes.c_size_t)
-    for (_, size, kind, name), pretty in zip(names, dem):
-        if kind in "ubB" and pretty.startswith("hf::") and ")::" in pretty:
-            lib.hf_emu_shared(ctypes.addressof(ctypes.c_char.in_dll(lib, name)), int(size, 16))
-    for expr, (_, argtypes) in KERNELS.items():
-        fn = getattr(lib, _symbol(expr))
-        fn.argtypes = (ctypes.c_uint, ctypes.c_uint, _INT, ctypes.c_uint) + argtypes
-        fn.restype = ctypes.c_char_p
-    return lib
+    return build(tmp_path_factory.mktemp("select_host"), S.FILE, KERNELS)
 
 
 def _run(lib, steps, warp, seed):
     for expr, blocks, threads, args in steps:
         args = [a.ctypes.data if isinstance(a, np.ndarray) else int(a) for a in args]
-        msg = getattr(lib, _symbol(expr))(blocks, threads, warp, seed, *args)
+        msg = getattr(lib, symbol(expr))(blocks, threads, warp, seed, *args)
         assert msg is None, f"{expr}: {msg.decode()}"
 
 
