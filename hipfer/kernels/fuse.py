@@ -193,6 +193,15 @@ RED_MAX_BLOCKS = 1024
 RED_PER_THREAD = 8
 
 
+def _block_tree(fn: str, pad: str) -> str:
+    """C++: the block's values a folded pairwise by hf::{fn} in shared memory sh (a
+    fixed tree: the same order every run), the result in sh[0]."""
+    return (f"{pad}sh[threadIdx.x] = a;\n{pad}__syncthreads();\n"
+            f"{pad}for (int w = {RED_BLOCK} / 2; w > 0; w >>= 1) {{\n"
+            f"{pad}  if ((int)threadIdx.x < w) sh[threadIdx.x] = hf::{fn}()(sh[threadIdx.x], sh[threadIdx.x + w]);\n"
+            f"{pad}  __syncthreads();\n{pad}}}\n")
+
+
 def pack_width(spec: Spec) -> int:
     """Elements per pack of the fused kernels (vec_width in elementwise.cuh over the
     inputs and the elementwise result): a 16-byte access for the narrowest operand, at
@@ -254,10 +263,7 @@ def reduce_source(spec: Spec, op: str, out_dtype) -> str:
                           for k in range(len(ins))] + sc_pass)
     tree = (f"  __shared__ hf::raw_of<A> sh_raw[{RED_BLOCK}];\n"
             f"  A* sh = reinterpret_cast<A*>(sh_raw);\n"
-            f"  sh[threadIdx.x] = a;\n  __syncthreads();\n"
-            f"  for (int w = {RED_BLOCK} / 2; w > 0; w >>= 1) {{\n"
-            f"    if ((int)threadIdx.x < w) sh[threadIdx.x] = hf::{fn}()(sh[threadIdx.x], sh[threadIdx.x + w]);\n"
-            f"    __syncthreads();\n  }}\n")
+            + _block_tree(fn, "  "))
     final = ("hf::op_call<hf::op_divide>(sh[0], hf::cast<A>((hf::f64)count))" if op == "mean"
              else "sh[0]")
     return (
@@ -378,11 +384,8 @@ def axes_source(spec: Spec, op: str, out_dtype) -> str:
                f"    hf::nd_offsets_outer(m, keep, keep.ndim, base, {keep_st});\n")
     loads = "".join(f"      if (k + {u * RED_BLOCK} < K) {{\n        " + value(f"k + {u * RED_BLOCK}", f"v{u}")
                     + f"        a = hf::{fn}()(a, v{u});\n      }}\n" for u in range(U))
-    tree = (f"    sh[threadIdx.x] = a;\n    __syncthreads();\n"
-            f"    for (int w = {RED_BLOCK} / 2; w > 0; w >>= 1) {{\n"
-            f"      if ((int)threadIdx.x < w) sh[threadIdx.x] = hf::{fn}()(sh[threadIdx.x], sh[threadIdx.x + w]);\n"
-            f"      __syncthreads();\n    }}\n"
-            f"    a = sh[0];\n    __syncthreads();  // sh is read before the next output's tree\n")
+    tree = (_block_tree(fn, "    ")
+            + "    a = sh[0];\n    __syncthreads();  // sh is read before the next output's tree\n")
     return (
         f"\n// the fused reduction ({op}) of {base} over some axes\n"
         f'extern "C" __global__ void {axes_name(spec, op, "thread")}({head}, '
