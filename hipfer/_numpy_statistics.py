@@ -200,7 +200,13 @@ def quantile_q(q, a: Tensor, fn: str, scale=None):
         qt = cast(qt, _dtypes.float64)  # integer q stays (exact) for quantile's 'linear'
     if scale is not None:
         qt = divide(qt, scale)
-    if qt.size and not bool(_all_in_unit(qt)):
+    if isinstance(q, Tensor):
+        bad = qt.size and not bool(_all_in_unit(qt))
+    else:  # host q: checked where it is, in qt's dtype, with no sync
+        hq = np.asarray(q).astype(qt.dtype) if qt.dtype.kind == "f" else np.asarray(q)
+        hq = hq if scale is None else np.divide(hq, scale, dtype=qt.dtype)
+        bad = hq.size and not bool(np.all((hq >= 0) & (hq <= 1)))
+    if bad:
         raise ValueError(f"hipfer.{fn}: " + ("Percentiles must be in the range [0, 100]"
                                              if scale else "Quantiles must be in the range [0, 1]"))
     return qt, weak
