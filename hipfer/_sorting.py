@@ -17,7 +17,7 @@ import operator
 import numpy as np
 
 from . import _ops
-from ._creation import asarray, zeros
+from ._creation import arange, asarray, zeros
 from ._data_type_functions import astype
 from ._elementwise import add, imag, isnan, real
 from ._tensor import Tensor
@@ -161,6 +161,12 @@ def _partition(a, kth, axis, kind, order, fn, indices) -> Tensor:
         raise ValueError(f"hipfer.{fn}: kind must be 'introselect', got {kind!r}")
     x, ax = _flat_axis(_check(a, fn, None, order), axis, fn)
     kths = _kths(kth, x.shape[ax], fn)
+    if not kths:  # no rank to place: NumPy's identity
+        if not indices:
+            return asarray(x, copy=True)
+        n = x.shape[ax]
+        pos = reshape(arange(n, dtype=np.int64, device=x.device), (n,) + (1,) * (x.ndim - ax - 1))
+        return asarray(broadcast_to(pos, x.shape), copy=True)
     if x.dtype.kind == "c":  # no radix key: a lexicographic sort is one valid partition
         return (argsort if indices else sort)(x, axis=ax)
     return Tensor(_ops.run(d.Partition(ax, kths, indices), [x], called=fn))

@@ -128,6 +128,12 @@ def test_partition_namespace(be, rng):
         i = be.asnumpy(hf.argpartition(t, kth, axis=axis))
         check_partition(np.take_along_axis(xs, i, axis=ax), xs, ks, ax)
         check_partition(be.asnumpy(np.partition(t, kth, axis=axis)), xs, ks, ax)  # NEP 18
+    empty = np.array([], dtype=np.int64)  # no rank: NumPy's identity
+    for axis in (0, 1, None):
+        np.testing.assert_array_equal(be.asnumpy(hf.partition(t, empty, axis=axis)),
+                                      np.partition(x, empty, axis=axis))
+        np.testing.assert_array_equal(be.asnumpy(hf.argpartition(t, empty, axis=axis)),
+                                      np.argpartition(x, empty, axis=axis))
 
 
 @pytest.mark.parametrize("dt", ["int16", "uint32", "int64", "float16", "float32", "float64"])

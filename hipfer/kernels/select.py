@@ -3,8 +3,9 @@
 Rows of n contiguous values answer q queries each (the rank of a value in the sorted
 row) in key_bits / 8 passes; a pass is select_count over every row's tiles, then
 select_pick over the rows x q queries. A partition around the answers is two more reads:
-select_tally counts each tile's values per class, select_split places them. Tiles are at least MIN_TILE values, and a row
-has enough of them that the grid has about TARGET_BLOCKS blocks. The workspace holds
+select_tally counts each tile's values per class, select_split places them. Tiles are
+at least MIN_TILE values, and a row has enough of them that the grid has about
+TARGET_BLOCKS blocks. The workspace holds
 the counts (256 uint32 per query, zeroed), the prefixes (uint64, zeroed) and the ranks
 (int64: the queries, which the passes consume).
 """
