@@ -5,9 +5,9 @@ row) in key_bits / 8 passes; a pass is select_count over every row's tiles, then
 select_pick over the rows x q queries. A partition around the answers is two more reads:
 select_tally counts each tile's values per class, select_split places them. Tiles are
 at least MIN_TILE values, and a row has enough of them that the grid has about
-TARGET_BLOCKS blocks. The workspace holds
-the counts (256 uint32 per query, zeroed), the prefixes (uint64, zeroed) and the ranks
-(int64: the queries, which the passes consume).
+TARGET_BLOCKS blocks. The workspace holds the counts (256 uint32 per query, zeroed) and
+the prefixes (uint64, zeroed); the ranks (int64, one per query) are the caller's, and the
+passes consume them.
 """
 from __future__ import annotations
 
@@ -93,16 +93,16 @@ def launches(p: Plan, dt, x, ranks, ws: int, out):
     ranks are)."""
     counts, prefix = ws, ws + 4 * DIGITS * p.queries
     m, q = np.int64(p.queries), np.int32(p.q)
-    picks = (-(-p.queries // BLOCK),)
+    picks = -(-p.queries // BLOCK)
     steps = []
     for k in range(p.passes):
         shift = np.int32(8 * (p.passes - 1 - k))
         steps.append((count_expr(dt), p.rows * p.tiles, BLOCK,
                       (x, np.int64(p.n), np.int64(p.tiles), np.int64(p.tile_size), q, prefix,
                        shift, counts)))
-        steps.append((PICK, picks[0], BLOCK, (counts, prefix, ranks, m, shift)))
+        steps.append((PICK, picks, BLOCK, (counts, prefix, ranks, m, shift)))
     if out is not None:
-        steps.append((store_expr(dt), picks[0], BLOCK, (out, prefix, m)))
+        steps.append((store_expr(dt), picks, BLOCK, (out, prefix, m)))
     return steps, prefix
 
 

@@ -85,7 +85,8 @@ class Select(Descriptor, family="sort"):
         r.check_kind(self, "x", dt, "biuf")
         if k_dt != np.int64:
             raise TypeError(f"Select: k must be int64, got {k_dt}")
-        if r.nonempty_axis(self, shape, -1) is not None and shape[-1] == 0:
+        r.nonempty_axis(self, shape, -1)
+        if shape[-1] == 0:
             raise ValueError("Select: x's last axis is empty: it has no order statistics")
         if tuple(k_shape[:-1]) != tuple(shape[:-1]) or len(k_shape) != len(shape):
             raise ValueError(f"Select: k of shape {tuple(k_shape)} does not match x of shape "
