@@ -248,17 +248,6 @@ template <int V, class T> __device__ __forceinline__ void store_pack(T* p, i64 k
   reinterpret_cast<pack<T, V>*>(p)[k] = v;
 }
 
-// The lanes of `lanes` (a ballot of this warp) whose value v has the same low `bits` bits
-// as this lane's: a ballot per bit, so every lane of the warp must make the call.
-__device__ __forceinline__ u64 warp_match_bits(u64 v, int bits, u64 lanes) {
-  for (int b = 0; b < bits; ++b) {
-    const bool bit = (v >> b) & 1ull;
-    const u64 set = HF_BALLOT(bit);
-    lanes &= bit ? set : ~set;
-  }
-  return lanes;
-}
-
 // Grid-stride loop over [0, n) with 64-bit indices.
 #define HF_GRID_LOOP(i, n) \
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (n); \

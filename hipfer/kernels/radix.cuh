@@ -111,7 +111,12 @@ radix_scatter(const K* keys_in, const u32* vals_in, u64* keys_out, u32* vals_out
     const u64 key = live ? (u64)keys_in[i] : 0ull;
     const u32 digit = radix_digit(key, shift, digit_bits);
     // the live lanes of this warp whose digit is this lane's
-    const u64 same = warp_match_bits(digit, digit_bits, HF_BALLOT(live));
+    u64 same = HF_BALLOT(live);
+    for (int b = 0; b < digit_bits; ++b) {
+      const bool bit = (digit >> b) & 1u;
+      const u64 set = HF_BALLOT(bit);
+      same &= bit ? set : ~set;
+    }
     const u32 rank = __popcll(same & lanes_below);
     if (live && rank == 0) warp_count[warp][digit] = __popcll(same);
     __syncthreads();
@@ -133,7 +138,12 @@ radix_scatter(const K* keys_in, const u32* vals_in, u64* keys_out, u32* vals_out
                       radix_digit(key, shift + digit_bits, digit_bits), 1u);
     }
     if (runs) {
-      const u64 same_key = warp_match_bits(key, shift, same);
+      u64 same_key = same;
+      for (int b = 0; b < shift; ++b) {
+        const bool bit = (key >> b) & 1u;
+        const u64 set = HF_BALLOT(bit);
+        same_key &= bit ? set : ~set;
+      }
       if (live && key < (u64)bound && (same_key >> lane) == 1ull) {  // the key's last lane
         atomicAdd(runs + 2 * key, (u32)__popcll(same_key));
         atomicMax(runs + 2 * key + 1, place + 1);

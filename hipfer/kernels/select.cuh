@@ -188,8 +188,12 @@ select_split(const T* x, T* values, i64* indices, i64 n, i64 tiles, i64 tile_siz
     const bool live = i < end;
     const T v = live ? xr[i] : xr[first];
     const u32 cls = (u32)select_class_of(v, kr, q);
-    // the live lanes of this warp whose class (< 2^5) is this lane's
-    const u64 same = warp_match_bits(cls, 5, HF_BALLOT(live));
+    u64 same = HF_BALLOT(live);  // the live lanes of this warp whose class is this lane's
+    for (int b = 0; b < 5; ++b) {  // classes < 2^5
+      const bool bit = (cls >> b) & 1u;
+      const u64 set = HF_BALLOT(bit);
+      same &= bit ? set : ~set;
+    }
     const u32 rank = __popcll(same & lanes_below);
     if (live && rank == 0) warp_count[warp][cls] = __popcll(same);
     __syncthreads();
