@@ -21,11 +21,48 @@ import numpy as np
 from ..backends.numpy._common import fp_ignore, fp_restore
 from ..backends.numpy.elementwise import numpy_impl
 
-#: bytes per block (its elements times the itemsizes of every node): about one core's L2
-BLOCK_BYTES = 1 << 21
 #: blocks below this many elements in all run on the calling thread
 THREAD_MIN = 1 << 18
 THREADS = max(1, min(8, os.cpu_count() or 1))
+
+
+def _block_bytes(threads: int) -> int:
+    """Bytes a block (its elements times the itemsizes of every node): half the
+    last-level cache's share of one evaluator thread (Linux sysfs), within 1-8 MiB; 2
+    MiB where the cache is not known. The blocks stay cache-resident, and each costs
+    ~25 us of Python a call (a few us an op), so they should be no smaller than that.
+    A 5-op chain on 16M float32, 2 threads of a 2-core EPYC with 16 MiB of L3 (L2 512
+    KiB): 1 MiB blocks 93 ms, 2 MiB 65, 4 MiB 56, 8 MiB 55."""
+    base = "/sys/devices/system/cpu/cpu0/cache"
+    try:
+        best = (0, 0, 1)
+        for name in os.listdir(base):
+            d = os.path.join(base, name)
+            if not name.startswith("index"):
+                continue
+            with open(os.path.join(d, "type")) as f:
+                if f.read().strip() == "Instruction":
+                    continue
+            with open(os.path.join(d, "level")) as f:
+                level = int(f.read())
+            with open(os.path.join(d, "size")) as f:
+                text = f.read().strip()
+            size = int(text.rstrip("KMG")) << {"K": 10, "M": 20, "G": 30}.get(text[-1:], 0)
+            with open(os.path.join(d, "shared_cpu_list")) as f:
+                cpus = sum(int(b) - int(a) + 1 for a, _, b in
+                           (r.partition("-") if "-" in r else (r, "", r)
+                            for r in f.read().strip().split(",")))
+            best = max(best, (level, size, cpus))
+        _, size, cpus = best
+        if size == 0:
+            return 1 << 21
+        share = size // max(1, min(threads, cpus))
+        return max(1 << 20, min(1 << 23, share // 2))
+    except (OSError, ValueError):
+        return 1 << 21
+
+
+BLOCK_BYTES = _block_bytes(THREADS)
 _pool: list = []
 
 _REDUCE = {"sum": np.add, "mean": np.add, "prod": np.multiply, "max": np.maximum,
