@@ -248,7 +248,8 @@ def test_full_reduction_ignores_layout(be, rng, n, op):
 
 
 @pytest.mark.parametrize("shape,axis", [((37, 300), 1), ((37, 300), 0), ((3, 40, 70), (1, 2)),
-                                        ((3, 40, 70), (0, 2)), ((513, 2), -1),
+                                        ((3, 40, 70), (0, 2)), ((513, 2), -1), ((4100, 33), 1),
+                                        ((4097, 300), -1),
                                         ((700, 3), 0), ((20, 300, 5), (0, 1))])
 @pytest.mark.parametrize("op", ["sum", "max", "mean", "prod"])
 def test_reduction_over_some_axes(be, rng, shape, axis, op):
@@ -269,6 +270,43 @@ def test_reduction_over_some_axes(be, rng, shape, axis, op):
     assert got.shape == want.shape and got.dtype == want.dtype
     np.testing.assert_allclose(_np(be, got), _np(be, want), rtol=1e-12, atol=1e-12)
     assert _np(be, fused(x, y)).tobytes() == _np(be, got).tobytes()
+
+
+@pytest.mark.parametrize("shape", [(9, 70), (5, 300), (4096, 40)])
+@pytest.mark.parametrize("op", ["sum", "max", "prod"])
+@pytest.mark.parametrize("dt", ["float16", "float32", "complex128", "int16", "bool"])
+def test_row_reductions_every_accumulator(be, rng, dt, op, shape):
+    """Rows reduced on the GPU's group (32 lanes, a shuffle tree) and block paths, for
+    accumulators of 1 to 16 bytes: within the rounding bound of eager (exact for integers,
+    bools and max); repeatable."""
+    dt = np.dtype(dt)
+    if op == "max" and dt.kind == "c":
+        return
+    red = _REDUCERS[op]
+    x = _operand(be, rng, shape, dt, "contiguous")
+    if dt.kind in "fc":
+        x = hf.where(hf.isfinite(x), x, 0.5)
+        if op == "prod":
+            x = hf.abs(x) * 0.01 + 0.995
+            x = x.astype(dt) if dt.kind == "c" else x
+
+    def fn(a):
+        return red(a * a if dt.kind != "b" else a & a, axis=-1)
+    want, err = eager_or_error(fn, x)
+    fused = hf.fuse(fn)
+    if err is not None:
+        with pytest.raises(err):
+            fused(x)
+        return
+    got = fused(x)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    w, g = _np(be, want), _np(be, got)
+    if w.dtype.kind in "fc" and op != "max":
+        tol = ACC_RTOL[np.dtype(w.dtype.char.lower())]
+        np.testing.assert_allclose(g, w, rtol=tol * 10, atol=tol * 10)
+    else:
+        np.testing.assert_array_equal(g, w)
+    assert _np(be, fused(x)).tobytes() == g.tobytes()
 
 
 def test_method_reductions(be, rng):

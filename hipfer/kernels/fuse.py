@@ -29,7 +29,12 @@ import numpy as np
 
 from . import ctype, module_source
 
-FILE = "elementwise.cuh"  # the header every fused source includes (the ew helpers, ops.cuh)
+FILE = "fuse.cuh"  # the header every fused source includes (elementwise.cuh, shuffles)
+
+#: packs of the vector kernel a thread loads before computing any (loads in flight), and
+#: the most waves of blocks its launch takes (hipfer.backends.cupy.fuse; grid-stride beyond)
+EW_UNROLL = 2
+EW_WAVES = 64
 
 
 class Spec(NamedTuple):
@@ -100,12 +105,26 @@ def source(spec: Spec) -> str:
     sc_args = "".join(f", {t} s{k}" for k, t in enumerate(scs))
     sc_pass = [f"s{k}" for k in range(len(scs))]
     ptrs = "".join(f", const {t}* p{k}" for k, t in enumerate(ins))
-    # the vector kernel
+    # the vector kernel: EW_UNROLL packs a thread a pass, every load issued first
+    U = EW_UNROLL
     vw = f"hf::vec_width<{', '.join(ins + [out_t])}>::value"
-    loads = "".join(f"    const hf::pack<{t}, V> v{k} = hf::load_vec<V>(p{k}, k, (splat >> {k}) & 1);\n"
-                    for k, t in enumerate(ins))
-    vec_args = ", ".join([f"hf::maybe_conj(v{k}.v[j], (conj >> {k}) & 1)" for k in range(len(ins))]
+
+    def packs(u: int, at: str) -> str:
+        return "".join(f"    const hf::pack<{t}, V> v{k}_{u} = hf::load_vec<V>(p{k}, {at}, (splat >> {k}) & 1);\n"
+                       for k, t in enumerate(ins))
+
+    def compute(u: int, at: str) -> str:
+        args = ", ".join([f"hf::maybe_conj(v{k}_{u}.v[j], (conj >> {k}) & 1)" for k in range(len(ins))]
                          + sc_pass)
+        return (f"    hf::pack<{out_t}, V> r{u};\n#pragma unroll\n"
+                f"    for (int j = 0; j < V; ++j) r{u}.v[j] = hf::fx_{spec.key()}::eval({args});\n"
+                f"    hf::store_pack<V>(out, {at}, r{u});\n")
+    at = ["k"] + [f"k + {u} * step" for u in range(1, U)]
+    vec_body = (f"  for (; k + {U - 1} * step < packs; k += {U} * step) {{\n"
+                + "".join(packs(u, at[u]) for u in range(U))
+                + "".join(compute(u, at[u]) for u in range(U)) + "  }\n")
+    if U > 1:  # the last packs, fewer than U a thread
+        vec_body += "  for (; k < packs; k += step) {\n" + packs(0, "k") + compute(0, "k") + "  }\n"
     tail_args = ", ".join([f"hf::load(p{k}, ((splat >> {k}) & 1) ? 0 : t, (conj >> {k}) & 1)"
                            for k in range(len(ins))] + sc_pass)
     # the N-d kernel
@@ -120,11 +139,9 @@ def source(spec: Spec) -> str:
         f'extern "C" __global__ void {base}_vec(long long n, {out_t}* out{ptrs}{sc_args}, '
         f"int splat, int conj) {{\n"
         f"  const int V = {vw};\n"
-        f"  HF_GRID_LOOP(k, n / V) {{\n{loads}"
-        f"    hf::pack<{out_t}, V> r;\n"
-        f"#pragma unroll\n"
-        f"    for (int j = 0; j < V; ++j) r.v[j] = hf::fx_{spec.key()}::eval({vec_args});\n"
-        f"    hf::store_pack<V>(out, k, r);\n  }}\n"
+        f"  const long long packs = n / V, step = (long long)blockDim.x * gridDim.x;\n"
+        f"  long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+        + vec_body +
         f"  for (hf::i64 t = n / V * V + (hf::i64)blockIdx.x * blockDim.x + threadIdx.x; t < n;\n"
         f"       t += (hf::i64)blockDim.x * gridDim.x)\n"
         f"    out[t] = hf::fx_{spec.key()}::eval({tail_args});\n}}\n\n"
@@ -193,15 +210,38 @@ RED_BLOCK = 256
 #: 1024 blocks of at least 8 elements a thread, 0.330 with 8192 of at least 2
 RED_MAX_BLOCKS = 8192
 RED_PER_THREAD = 2
+#: packs a thread of red1 loads (of every input) before folding them
+RED_UNROLL = 2
+#: how a block's threads fold their values (_block_tree)
+RED_TREE = "shuffle"
 
 
-def _block_tree(fn: str, pad: str) -> str:
-    """C++: the block's values a folded pairwise by hf::{fn} in shared memory sh (a
-    fixed tree: the same order every run), the result in sh[0]."""
-    return (f"{pad}sh[threadIdx.x] = a;\n{pad}__syncthreads();\n"
-            f"{pad}for (int w = {RED_BLOCK} / 2; w > 0; w >>= 1) {{\n"
-            f"{pad}  if ((int)threadIdx.x < w) sh[threadIdx.x] = hf::{fn}()(sh[threadIdx.x], sh[threadIdx.x + w]);\n"
-            f"{pad}  __syncthreads();\n{pad}}}\n")
+def _block_tree(fn: str, pad: str, ident: str) -> str:
+    """C++: the block's values a folded by hf::{fn} in a fixed tree (the same order every
+    run, on warps of 32 or 64 lanes alike), the result in sh[0] (sh: the block's shared
+    scratch, of tree_scratch() elements). RED_TREE "shuffle": pairwise down each group of
+    32 lanes, then over the groups' results; "shared": pairwise in shared memory."""
+    if RED_TREE == "shared":
+        return (f"{pad}sh[threadIdx.x] = a;\n{pad}__syncthreads();\n"
+                f"{pad}for (int w = {RED_BLOCK} / 2; w > 0; w >>= 1) {{\n"
+                f"{pad}  if ((int)threadIdx.x < w) sh[threadIdx.x] = hf::{fn}()(sh[threadIdx.x], sh[threadIdx.x + w]);\n"
+                f"{pad}  __syncthreads();\n{pad}}}\n")
+    groups = RED_BLOCK // 32
+    return (f"{pad}for (int o = 16; o > 0; o >>= 1) a = hf::{fn}()(a, hf::fuse_shfl_down(a, o));\n"
+            f"{pad}if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = a;\n"
+            f"{pad}__syncthreads();\n"
+            f"{pad}if (threadIdx.x < 32) {{  // group 0 folds the groups' results\n"
+            f"{pad}  a = (int)threadIdx.x < {groups} ? sh[threadIdx.x] : {ident};\n"
+            f"{pad}  for (int o = {groups} / 2; o > 0; o >>= 1) a = hf::{fn}()(a, hf::fuse_shfl_down(a, o));\n"
+            f"{pad}  if (threadIdx.x == 0) sh[0] = a;\n{pad}}}\n"
+            f"{pad}__syncthreads();\n")
+
+
+def _tree_scratch(pad: str) -> str:
+    """C++: the shared scratch sh of _block_tree."""
+    size = RED_BLOCK if RED_TREE == "shared" else RED_BLOCK // 32
+    return (f"{pad}__shared__ hf::raw_of<A> sh_raw[{size}];\n"
+            f"{pad}A* sh = reinterpret_cast<A*>(sh_raw);\n")
 
 
 def pack_width(spec: Spec) -> int:
@@ -256,16 +296,15 @@ def reduce_source(spec: Spec, op: str, out_dtype) -> str:
                        for k in range(len(ins))] + sc_pass)
     strided = ", ".join([f"hf::load(p{k}, off[{k + 1}], (conj >> {k}) & 1)"
                          for k in range(len(ins))] + sc_pass)
-    loads = "".join(f"      const hf::pack<{x}, V> u{k} = hf::load_vec<V>(p{k}, q, (splat >> {k}) & 1), "
-                    f"w{k} = hf::load_vec<V>(p{k}, q1, (splat >> {k}) & 1);\n"
-                    for k, x in enumerate(ins))
+    U = RED_UNROLL
+    loads = "".join(f"      const hf::pack<{x}, V> u{k}_{u} = hf::load_vec<V>(p{k}, q + {u * RED_BLOCK}, "
+                    f"(splat >> {k}) & 1);\n" for u in range(U) for k, x in enumerate(ins))
 
-    def packed(v):
-        return ", ".join([f"hf::maybe_conj({v}{k}.v[j], (conj >> {k}) & 1)"
+    def folds(u: int) -> str:
+        args = ", ".join([f"hf::maybe_conj(u{k}_{u}.v[j], (conj >> {k}) & 1)"
                           for k in range(len(ins))] + sc_pass)
-    tree = (f"  __shared__ hf::raw_of<A> sh_raw[{RED_BLOCK}];\n"
-            f"  A* sh = reinterpret_cast<A*>(sh_raw);\n"
-            + _block_tree(fn, "  "))
+        return f"#pragma unroll\n      for (int j = 0; j < V; ++j) a = hf::{fn}()(a, (A){ev}({args}));\n"
+    tree = _tree_scratch("  ") + _block_tree(fn, "  ", ident)
     final = ("hf::op_call<hf::op_divide>(sh[0], hf::cast<A>((hf::f64)count))" if op == "mean"
              else "sh[0]")
     return (
@@ -279,16 +318,12 @@ def reduce_source(spec: Spec, op: str, out_dtype) -> str:
         f"  const long long lo = (long long)blockIdx.x * chunk;\n"
         f"  const long long hi = lo + chunk < packs ? lo + chunk : packs;\n"
         f"  A a = {ident};\n"
-        f"  for (long long q = lo + threadIdx.x; q < hi; q += 2 * {RED_BLOCK}) {{\n"
-        f"    const long long q1 = q + {RED_BLOCK};\n"
-        f"    if (mode == 2 && q1 < hi && q1 < whole) {{  // both packs whole: loads first\n"
-        + loads +
-        f"#pragma unroll\n"
-        f"      for (int j = 0; j < V; ++j) a = hf::{fn}()(a, (A){ev}({packed('u')}));\n"
-        f"#pragma unroll\n"
-        f"      for (int j = 0; j < V; ++j) a = hf::{fn}()(a, (A){ev}({packed('w')}));\n"
+        f"  for (long long q = lo + threadIdx.x; q < hi; q += {U * RED_BLOCK}) {{\n"
+        f"    const long long q_last = q + {(U - 1) * RED_BLOCK};\n"
+        f"    if (mode == 2 && q_last < hi && q_last < whole) {{  // {U} whole packs: loads first\n"
+        + loads + "".join(folds(u) for u in range(U)) +
         f"      continue;\n    }}\n"
-        f"    for (long long r = q; r <= q1 && r < hi; r += {RED_BLOCK}) {{\n"
+        f"    for (long long r = q; r <= q_last && r < hi; r += {RED_BLOCK}) {{\n"
         f"      for (int j = 0; j < V; ++j) {{\n"
         f"        const long long i = r * V + j;\n"
         f"        if (i >= n) break;\n"
@@ -311,20 +346,28 @@ def reduce_source(spec: Spec, op: str, out_dtype) -> str:
 
 #: fewest reduced elements per output for one block per output (fewer: one thread each)
 AXES_BLOCK_K = 256
+#: outputs enough to fill the GPU with a group of 32 lanes each (fewer, and long
+#: rows: one block per output)
+AXES_GROUP_M = 4096
+#: fewest reduced elements per output for a group of 32 lanes
+AXES_GROUP_K = 32
 #: the thread path splits K until about this many threads are busy, each folding at
 #: least AXES_MIN_CHUNK elements (a second launch folds the splits' partials in order)
 AXES_TARGET_THREADS = 1 << 18
 AXES_MIN_CHUNK = 64
-#: reduced elements a thread of the block path loads before folding them
+#: reduced elements a thread loads before folding them (every path)
 AXES_UNROLL = 4
 
 
-def axes_path(K: int, last_reduced: bool) -> str:
-    """'block' (one block per output, its threads striding over the reduced elements) or
-    'thread' (threads per output folding them in order, K split when outputs are few):
-    blocks where the reduced elements are the innermost of the C-order shape and there
-    are enough of them. From the shapes alone, so a given call folds in the same order
-    every time."""
+def axes_path(M: int, K: int, last_reduced: bool) -> str:
+    """How a reduction over some axes runs, from the shapes alone (so a given call folds
+    in the same order every time). Where the reduced elements are the innermost of the
+    C-order shape: 'group' (32 lanes per output, neighbouring lanes reading neighbouring
+    elements) when there are outputs enough to fill the GPU, else 'block' (one block per
+    output) for long rows; otherwise 'thread' (threads per output folding in order, K
+    split when outputs are few: neighbouring threads read neighbouring outputs)."""
+    if last_reduced and K >= AXES_GROUP_K and (M >= AXES_GROUP_M or K < AXES_BLOCK_K):
+        return "group"
     return "block" if last_reduced and K >= AXES_BLOCK_K else "thread"
 
 
@@ -336,11 +379,11 @@ def axes_split(M: int, K: int) -> Tuple[int, int]:
 
 
 def axes_name(spec: Spec, op: str, path: str) -> str:
-    """path: 'thread', 'block' or 'finish' (the thread path's fold of its splits)."""
+    """path: 'thread', 'block', 'group' or 'finish' (the thread path's fold of its splits)."""
     return f"{kernel_name(spec)}_axes_{path}_{op}"
 
 
-AXES_PATHS = ("thread", "block", "finish")
+AXES_PATHS = ("thread", "block", "group", "finish")
 
 
 def axes_source(spec: Spec, op: str, out_dtype) -> str:
@@ -351,8 +394,10 @@ def axes_source(spec: Spec, op: str, out_dtype) -> str:
     neighbouring threads read neighbouring outputs -- folds k in [s chunk, (s + 1) chunk)
     in order, into out (n_split == 1) or part[s M + m]; ``_finish`` folds output m's
     n_split partials in order. ``_block``: thread t of output m's block folds k = t,
-    t + RED_BLOCK, ... (AXES_UNROLL loaded at once), then the fixed shared-memory tree.
-    Accumulation in calc_of<T>; mean divides by K."""
+    t + RED_BLOCK, ..., then the block's fixed tree. ``_group``: lane l of output m's 32
+    folds k = l, l + 32, ..., then a shuffle tree down the 32 lanes. Every path loads
+    AXES_UNROLL elements before folding them, in the order it folds them. Accumulation
+    in calc_of<T>; mean divides by K."""
     base = kernel_name(spec)
     fn = REDUCE_OPS[op][0]
     ident = _identity(op, _dtype_of(spec, spec.out))
@@ -370,12 +415,22 @@ def axes_source(spec: Spec, op: str, out_dtype) -> str:
     red_st = ", ".join(f"rs{k}" for k in range(n))
     U = AXES_UNROLL
 
-    def value(k: str, v: str) -> str:
-        args = ", ".join([f"hf::load(p{j}, base[{j + 1}] + o{v}[{j}], (conj >> {j}) & 1)"
-                          for j in range(n)] + sc_pass)
-        return (f"hf::i64 o{v}[{n}];\n"
-                f"        hf::nd_offsets_outer({k}, red, red.ndim, o{v}, {red_st});\n"
-                f"        const A {v} = (A)hf::fx_{spec.key()}::eval({args});\n")
+    def unrolled(k0: str, step: str, end: str) -> str:
+        """C++: elements k0, k0 + step, ... below end folded into a in order, U at a time:
+        the U loads (at offsets clamped to the last element, so every one is valid and
+        none waits on a branch) issued before the first fold."""
+        body = ""
+        for u in range(U):
+            body += (f"      hf::i64 o{u}[{n}];\n"
+                     f"      hf::nd_offsets_outer(k + {u} * {step} < {end} ? k + {u} * {step} : {end} - 1, "
+                     f"red, red.ndim, o{u}, {red_st});\n")
+            body += "".join(f"      const {x} x{j}_{u} = hf::load(p{j}, base[{j + 1}] + o{u}[{j}], "
+                            f"(conj >> {j}) & 1);\n" for j, x in enumerate(ins))
+        for u in range(U):
+            args = ", ".join([f"x{j}_{u}" for j in range(n)] + sc_pass)
+            fold = f"a = hf::{fn}()(a, (A)hf::fx_{spec.key()}::eval({args}));"
+            body += f"      {fold}\n" if u == 0 else f"      if (k + {u} * {step} < {end}) {fold}\n"
+        return f"    for (long long k = {k0}; k < {end}; k += {U} * {step}) {{\n{body}    }}\n"
 
     def final(x: str) -> str:
         r = f"hf::op_call<hf::op_divide>({x}, hf::cast<A>((hf::f64)K))" if op == "mean" else x
@@ -384,10 +439,9 @@ def axes_source(spec: Spec, op: str, out_dtype) -> str:
             f"hf::Strides so{ptrs}{sc_args}, int conj")
     offsets = (f"    hf::i64 base[{n + 1}];\n"
                f"    hf::nd_offsets_outer(m, keep, keep.ndim, base, {keep_st});\n")
-    loads = "".join(f"      if (k + {u * RED_BLOCK} < K) {{\n        " + value(f"k + {u * RED_BLOCK}", f"v{u}")
-                    + f"        a = hf::{fn}()(a, v{u});\n      }}\n" for u in range(U))
-    tree = (_block_tree(fn, "    ")
+    tree = (_block_tree(fn, "    ", ident)
             + "    a = sh[0];\n    __syncthreads();  // sh is read before the next output's tree\n")
+    group_tree = "".join(f"    a = hf::{fn}()(a, hf::fuse_shfl_down(a, {o}));\n" for o in (16, 8, 4, 2, 1))
     return (
         f"\n// the fused reduction ({op}) of {base} over some axes\n"
         f'extern "C" __global__ void {axes_name(spec, op, "thread")}({head}, '
@@ -398,9 +452,7 @@ def axes_source(spec: Spec, op: str, out_dtype) -> str:
         + offsets +
         f"    const long long hi = (s + 1) * chunk < K ? (s + 1) * chunk : K;\n"
         f"    A a = {ident};\n"
-        f"    for (long long k = s * chunk; k < hi; ++k) {{\n        "
-        + value("k", "v") +
-        f"        a = hf::{fn}()(a, v);\n    }}\n"
+        + unrolled("s * chunk", "1", "hi") +
         f"    if (n_split == 1) out[base[0]] = {final('a')};\n"
         f"    else part[task] = a;\n  }}\n}}\n\n"
         f'extern "C" __global__ void {axes_name(spec, op, "finish")}(long long M, long long K, '
@@ -415,15 +467,27 @@ def axes_source(spec: Spec, op: str, out_dtype) -> str:
         f'extern "C" __global__ void __launch_bounds__({RED_BLOCK}) '
         f'{axes_name(spec, op, "block")}({head}) {{\n'
         f"  typedef {acc} A;\n"
-        f"  __shared__ hf::raw_of<A> sh_raw[{RED_BLOCK}];\n"
-        f"  A* sh = reinterpret_cast<A*>(sh_raw);\n"
+        + _tree_scratch("  ") +
         f"  for (long long m = blockIdx.x; m < M; m += gridDim.x) {{\n"
         + offsets +
         f"    A a = {ident};\n"
-        f"    for (long long k = threadIdx.x; k < K; k += {U * RED_BLOCK}) {{\n"
-        + loads + "    }\n"
+        + unrolled("threadIdx.x", str(RED_BLOCK), "K")
         + tree +
-        f"    if (threadIdx.x == 0) out[base[0]] = {final('a')};\n  }}\n}}\n")
+        f"    if (threadIdx.x == 0) out[base[0]] = {final('a')};\n  }}\n}}\n\n"
+        f'extern "C" __global__ void __launch_bounds__({RED_BLOCK}) '
+        f'{axes_name(spec, op, "group")}({head}) {{\n'
+        f"  typedef {acc} A;\n"
+        f"  const int lane = threadIdx.x & 31;\n"
+        f"  const long long groups = (long long)gridDim.x * ({RED_BLOCK} / 32);\n"
+        f"  // the 32 lanes of a group share m, so they loop together (the shuffle tree\n"
+        f"  // reads only its own group's lanes)\n"
+        f"  for (long long m = (long long)blockIdx.x * ({RED_BLOCK} / 32) + (threadIdx.x >> 5); "
+        f"m < M; m += groups) {{\n"
+        + offsets +
+        f"    A a = {ident};\n"
+        + unrolled("lane", "32", "K")
+        + group_tree +
+        f"    if (lane == 0) out[base[0]] = {final('a')};\n  }}\n}}\n")
 
 
 def _f(t):

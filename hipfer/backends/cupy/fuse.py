@@ -99,11 +99,12 @@ def evaluate(prog: Program, datas, conj, slot_values, shape):
     cbits = np.int32(sum(1 << k for k, c in enumerate(conj) if c))
     dense = all((a.flags.c_contiguous and a.shape == shape) or a.size == 1 for a in datas) \
         and all(a.data.ptr % 16 == 0 for a in datas) and out.data.ptr % 16 == 0
-    grid = (eng.grid_for(n, 4),)
     if dense:
         splat = np.int32(sum(1 << k for k, a in enumerate(datas) if a.shape != shape))
-        vec(grid, (eng.BLOCK,), (np.int64(n), out, *datas, *scal, splat, cbits))
+        grid = eng.grid_for(n, K.pack_width(prog.spec) * K.EW_UNROLL, max_waves=K.EW_WAVES)
+        vec((grid,), (eng.BLOCK,), (np.int64(n), out, *datas, *scal, splat, cbits))
         return out
+    grid = (eng.grid_for(n, 4),)
     so = eng.elem_strides(out.strides, out.itemsize)
     sts = [eng.broadcast_strides(a.shape, eng.elem_strides(a.strides, a.itemsize), shape)
            if prog_reads(prog, k) else (0,) * len(shape) for k, a in enumerate(datas)]
@@ -169,15 +170,20 @@ def reduce_axes(prog: Program, datas, conj, slot_values, shape):
     M, K_ = out.size, 1
     for d in rdims:
         K_ *= shape[d]
-    _, _, thread, block, finish = prog.kernels()
+    _, _, thread, block, group, finish = prog.kernels()
     scal = [_host_scalar(v, dt) for v, dt in zip(slot_values, prog.scalar_dtypes)]
     cbits = np.int32(sum(1 << k for k, c in enumerate(conj) if c))
     args = [np.int64(M), np.int64(K_), eng.shape_arg(kc), eng.shape_arg(rc), out,
             eng.strides_arg(kst[0])]
     for a, ks, rs in zip(datas, kst[1:], rst):
         args += [a, eng.strides_arg(ks), eng.strides_arg(rs)]
-    if K.axes_path(K_, len(shape) - 1 in axes) == "block":
+    path = K.axes_path(M, K_, len(shape) - 1 in axes)
+    if path == "block":
         block((min(M, 65536),), (K.RED_BLOCK,), (*args, *scal, cbits))
+    elif path == "group":
+        # 32 lanes an output, RED_BLOCK // 32 outputs a block
+        group((eng.grid_for(M * 32, block=K.RED_BLOCK, max_waves=K.EW_WAVES),),
+              (K.RED_BLOCK,), (*args, *scal, cbits))
     else:
         n_split, chunk = K.axes_split(M, K_)  # from the shape alone: the order repeats
         acc_dt = np.dtype(np.float32) if prog.out_dtype == np.float16 else prog.out_dtype
