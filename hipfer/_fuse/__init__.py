@@ -25,6 +25,9 @@ from ._trace import trace
 
 __all__ = ["fuse"]
 
+#: input-shape combinations whose program and output shape a fused function keeps
+_CALLS_KEPT = 64
+
 
 def _slot_values(slots, args, dtypes) -> list:
     """The scalar slots' values for this call (values are arguments, not the graph)."""
@@ -47,7 +50,8 @@ class Fused:
         self.fn = fn
         functools.update_wrapper(self, fn)
         # (dtype, ndim | scalar type per argument) -> (graph, slots, their dtypes, programs:
-        # (broadcast pattern, conj flags, backend) -> the compiled program)
+        # (broadcast pattern, conj flags, backend) -> the compiled program, calls: (input
+        # shapes, conj flags, backend) -> (program, output shape), the warm call's lookup)
         self._traces: dict = {}
         self.stats = {"traces": 0, "compiles": 0}
 
@@ -72,18 +76,12 @@ class Fused:
             for n in graph.nodes:
                 if n.kind == "scalar":
                     dts[n.what] = n.dtype
-            hit = self._traces[key] = (graph, slots, tuple(dts), {})
+            hit = self._traces[key] = (graph, slots, tuple(dts), {}, {})
             self.stats["traces"] += 1
         return hit
 
-    def __call__(self, *args):
-        graph, slots, slot_dts, programs = self._trace(args)
-        tensors = [a for a in args if isinstance(a, Tensor)]
-        if graph.nodes[graph.out].kind == "input" and graph.reduction is None:
-            return tensors[graph.nodes[graph.out].what]  # fn returned its argument
-        be = _ops.backend_of(tensors)
-        datas = [t._data for t in tensors]
-        conj = tuple(t._conj for t in tensors)
+    def _prepare(self, graph, programs, datas, conj, be):
+        """(program, broadcast output shape) for a call on these arrays."""
         pattern = tuple(tuple(n == 1 for n in a.shape) for a in datas)
         key = (pattern, conj, be)  # the graph is the trace's (programs: its own table)
         prog = programs.get(key)
@@ -96,6 +94,24 @@ class Fused:
             raise ValueError("hipfer.fuse: shapes " + ", ".join(
                 str(datas[k].shape) for k in prog.deps) + " cannot be broadcast together") \
                 from None
+        return prog, shape
+
+    def __call__(self, *args):
+        graph, slots, slot_dts, programs, calls = self._trace(args)
+        tensors = [a for a in args if isinstance(a, Tensor)]
+        if graph.nodes[graph.out].kind == "input" and graph.reduction is None:
+            return tensors[graph.nodes[graph.out].what]  # fn returned its argument
+        be = _ops.backend_of(tensors)
+        datas = [t._data for t in tensors]
+        conj = tuple(t._conj for t in tensors)
+        call_key = (tuple(a.shape for a in datas), conj, be)
+        hit = calls.get(call_key)
+        if hit is None:
+            hit = self._prepare(graph, programs, datas, conj, be)
+            if len(calls) >= _CALLS_KEPT:
+                calls.clear()
+            calls[call_key] = hit
+        prog, shape = hit
         vals = _slot_values(slots, args, slot_dts)
         if isinstance(prog, _cpu.Program):
             arrays = [scalar_operand(v, dt, tensors[0])._data for v, dt in zip(vals, slot_dts)]

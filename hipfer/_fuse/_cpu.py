@@ -102,10 +102,10 @@ class Program:
         self._whole: dict = {}  # input shapes -> (node shapes, runs) of _whole
 
     def runs(self, shapes_of) -> list:
-        """Per node, run(args, dst) for the operand shapes shapes_of(node): an op of the
-        table calls the backend's own implementation (numpy_impl: what the plan of its
-        descriptor runs, here without the error-state wrapper the caller already holds);
-        the casts and wheres their plan."""
+        """Per node, fn(*args, out=dst) for the operand shapes shapes_of(node): an op of
+        the table is the backend's own implementation (numpy_impl: what the plan of its
+        descriptor runs, here without the error-state wrapper the caller already holds),
+        called directly; the casts and wheres run their plan."""
         key = tuple(shapes_of(i) if n.kind == "op" else None for i, n in enumerate(self.g.nodes))
         hit = self._plans.get(key)
         if hit is None:
@@ -114,10 +114,10 @@ class Program:
                 if n.kind != "op" or i not in self.live:
                     hit.append(None)
                 elif hasattr(n.what, "op"):
-                    fn = numpy_impl(n.what.op.row.name, self.g.nodes[n.args[0]].dtype)
-                    hit.append(lambda args, dst, fn=fn: fn(*args, out=dst))
+                    hit.append(numpy_impl(n.what.op.row.name, self.g.nodes[n.args[0]].dtype))
                 else:
-                    hit.append(self.plan(i, key[i]).run)
+                    run = self.plan(i, key[i]).run
+                    hit.append(lambda *args, out, run=run: run(args, out))
             self._plans[key] = hit
         return hit
 
@@ -232,41 +232,46 @@ def evaluate(prog: Program, arrays, conj, slot_values, shape):
 def _whole(prog: Program, arrays, conj, slot_values, shape):
     """A problem of one block: every node on the arrays as they are (NumPy broadcasts),
     each into a new array of its own broadcast shape -- eager's steps, without the
-    blocks' views (the warm per-call cost of a small call)."""
-    g = prog.g
+    blocks' views (the warm per-call cost of a small call: a flat list of steps over
+    the live nodes, prepared once per input shapes)."""
     key = tuple(a.shape for a in arrays)
-    hit = prog._whole.get(key)
-    if hit is None:
-        shapes = []
-        for n in g.nodes:
-            shapes.append(key[n.what] if n.kind == "input" else () if n.kind == "scalar"
-                          else tuple(np.broadcast_shapes(*(shapes[a] for a in n.args))))
-        hit = prog._whole[key] = (shapes, prog.runs(lambda i: tuple(shapes[a] for a in
-                                                                      g.nodes[i].args)))
-    shapes, runs = hit
-    vals = {}
+    steps = prog._whole.get(key)
+    if steps is None:
+        steps = prog._whole[key] = _whole_steps(prog, key)
+    vals = [None] * len(prog.g.nodes)
     tok = fp_ignore()
     try:
-        for i, n in enumerate(g.nodes):
-            if i not in prog.live:
-                continue
-            if n.kind == "input":
-                a = arrays[n.what]
-                vals[i] = np.conjugate(a) if conj[n.what] else a
-            elif n.kind == "scalar":
-                vals[i] = slot_values[n.what]
+        for i, kind, what, args, shp, dt, run in steps:
+            if kind == 0:
+                a = arrays[what]
+                vals[i] = np.conjugate(a) if conj[what] else a
+            elif kind == 1:
+                vals[i] = slot_values[what]
             else:
-                dst = prog.be.empty(shapes[i], n.dtype)
-                runs[i]([vals[a] for a in n.args], dst)
-                vals[i] = dst
+                dst = vals[i] = np.empty(shp, dt)
+                run(*[vals[a] for a in args], out=dst)
     finally:
         fp_restore(tok)
-    out = vals[g.out]
+    out = vals[prog.g.out]
     if out.shape != shape:  # the result is a scalar node (it reads no input)
         full = prog.be.empty(shape, out.dtype)
         full[...] = out
         return full
     return out
+
+
+def _whole_steps(prog: Program, in_shapes) -> list:
+    """(node, kind 0 input / 1 scalar / 2 op, what, args, shape, dtype, run) per live
+    node, in graph order."""
+    g = prog.g
+    shapes = []
+    for n in g.nodes:
+        shapes.append(in_shapes[n.what] if n.kind == "input" else () if n.kind == "scalar"
+                      else tuple(np.broadcast_shapes(*(shapes[a] for a in n.args))))
+    runs = prog.runs(lambda i: tuple(shapes[a] for a in g.nodes[i].args))
+    kinds = {"input": 0, "scalar": 1, "op": 2}
+    return [(i, kinds[n.kind], n.what, n.args, shapes[i], n.dtype, runs[i])
+            for i, n in enumerate(g.nodes) if i in prog.live]
 
 
 def _block_runner(prog, views, conj, small, work_shape, k, chunk, target, axes):
@@ -311,7 +316,7 @@ def _block_runner(prog, views, conj, small, work_shape, k, chunk, target, axes):
                         dst = target[idx]
                     else:
                         dst = bufs[i][:cnt * inner].reshape(bshape)
-                    runs[i]([vals[a] for a in n.args], dst)
+                    runs[i](*[vals[a] for a in n.args], out=dst)
                     vals[i] = dst
                 if red is not None:
                     v = vals[g.out]
