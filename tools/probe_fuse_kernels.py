@@ -1,7 +1,9 @@
 """How the fused kernels' shape (kernels/fuse.py EW_UNROLL, EW_WAVES, RED_UNROLL,
-RED_TREE and the axes paths) moves their time on the GPU, against torch.compile in the
+RED_MAX_BLOCKS and the axes paths) moves their time on the GPU, against torch.compile in the
 same process: the chains of benchmarks/bench_fuse.py on 64M float32 per operand, each
-variant in a fresh hipfer.fuse with the module cache cleared.
+variant in a fresh hipfer.fuse with its own module cache. A section's variants are timed
+in turn, round after round (Timer.compare), each reporting its median round: two runs of
+one variant after another differed by more (clocks) than the variants did.
 
     python3 tools/probe_fuse_kernels.py [--n N]
 """
@@ -31,7 +33,7 @@ def main():
     dev = hf.Device("gpu", 0)
     xs = [hf.asarray(h, device=dev) for h in host]
     xs2 = [x.reshape(n // 1024, 1024) for x in xs]
-    timer = Timer("gpu", cupy=cupy, rounds=15, warmup=2)
+    timer = Timer("gpu", cupy=cupy, rounds=9, warmup=2)
     floor = 6 * n * 4 / 4.25e12
 
     def el(a, b, c, w, t):
@@ -39,27 +41,67 @@ def main():
     want = np.asarray(hf.to_device(el(*xs), "cpu"))
 
     def variant(label, fn, data, check=None, **consts):
+        """(label, call, note): call() runs the variant under its constants, with its own
+        module cache (the backend's is keyed by the spec, not by the constants)."""
         saved = {k: getattr(F, k) for k in consts}
-        for k, v in consts.items():
-            setattr(F, k, v)
-        B._modules.clear()
-        try:
-            f = hf.fuse(fn)
-            got = f(*data)
-            ms = timer(lambda: f(*data))
-            note = ""
-            if check is not None:
-                note = check(np.asarray(hf.to_device(got, "cpu")))
-            print(f"{label:48s} {ms:.4f} ms  {note}", flush=True)
-        finally:
-            for k, v in saved.items():
+        own = {}
+
+        def call():
+            shared = B._modules
+            B._modules = own
+            for k, v in consts.items():
                 setattr(F, k, v)
+            try:
+                return f(*data)
+            finally:
+                for k, v in saved.items():
+                    setattr(F, k, v)
+                B._modules = shared
+        f = hf.fuse(fn)
+        got = call()
+        note = check(np.asarray(hf.to_device(got, "cpu"))) if check is not None else ""
+        return label, call, note
+
+    def section(variants):
+        times = timer.compare({label: call for label, call, _ in variants})
+        for label, _, note in variants:
+            print(f"{label:48s} {times[label]:.4f} ms  {note}", flush=True)
+
+    torch_fns = {}
+    try:
+        import torch
+        ts = [torch.from_numpy(h).cuda() for h in host]
+        ts2 = [t.reshape(n // 1024, 1024) for t in ts]
+
+        def tc(g, data):
+            c = torch.compile(g)
+            c(*data)
+            return lambda: c(*data)
+
+        def t_el(a, b, c, w, t):
+            return chain(a, b, c, w, t, torch.exp, torch.sin)
+        torch_fns = {"chain": tc(t_el, ts), "mem": tc(lambda a, b, c, w, t: a * b + c * w + t, ts),
+                     "sum": tc(lambda *a: t_el(*a).sum(), ts),
+                     1: tc(lambda *a: t_el(*a).sum(1), ts2), 0: tc(lambda *a: t_el(*a).sum(0), ts2)}
+    except Exception as e:  # noqa: BLE001 - a probe: report and go on
+        print("torch.compile:", type(e).__name__, e)
+
+    def with_torch(variants, *keys):
+        labels = {"chain": "chain", "mem": "a*b + c*w + t", "sum": "sum", 1: "sum(axis=1)",
+                  0: "sum(axis=0)"}
+        return variants + [(f"torch.compile {labels[k]}", torch_fns[k], "") for k in keys
+                           if k in torch_fns]
 
     def bitwise(g):
         return "bitwise = eager" if g.tobytes() == want.tobytes() else "DIFFERS from eager"
     print(f"elementwise floor at 4.25 TB/s: {floor * 1e3:.4f} ms")
-    for u, w in ((1, 32), (1, 64), (2, 32), (2, 64), (2, 1 << 20), (4, 64), (4, 1 << 20)):
-        variant(f"chain EW_UNROLL={u} EW_WAVES={w}", el, xs, bitwise, EW_UNROLL=u, EW_WAVES=w)
+
+    def mem(a, b, c, w, t):  # the same bytes, no transcendental: the memory path alone
+        return a * b + c * w + t
+    section(with_torch(
+        [variant(f"chain EW_UNROLL={u} EW_WAVES={w}", el, xs, bitwise, EW_UNROLL=u, EW_WAVES=w)
+         for u, w in ((1, 16), (1, 32), (1, 64), (1, 1 << 20), (2, 64), (2, 1 << 20))]
+        + [variant("a*b + c*w + t (no exp, sin)", mem, xs)], "chain", "mem"))
 
     def s_all(a, b, c, w, t):
         return hf.sum(el(a, b, c, w, t))
@@ -67,10 +109,11 @@ def main():
 
     def close(g):
         return f"rel.err {abs(float(g) - ref) / abs(ref):.1e}"
-    for u, tree, blocks, per in ((2, "shared", 8192, 2), (2, "shuffle", 8192, 2), (4, "shuffle", 8192, 2),
-                                 (4, "shuffle", 4096, 4), (4, "shared", 8192, 2), (2, "shuffle", 16384, 1)):
-        variant(f"sum RED_UNROLL={u} {tree} blocks<={blocks} per={per}", s_all, xs, close,
-                RED_UNROLL=u, RED_TREE=tree, RED_MAX_BLOCKS=blocks, RED_PER_THREAD=per)
+    section(with_torch(
+        [variant(f"sum RED_UNROLL={u} blocks<={blocks} per={per}", s_all, xs, close,
+                 RED_UNROLL=u, RED_MAX_BLOCKS=blocks, RED_PER_THREAD=per)
+         for u, blocks, per in ((2, 8192, 2), (4, 8192, 2), (8, 8192, 2), (4, 16384, 1), (4, 4096, 4))],
+        "sum"))
     w2 = want.reshape(n // 1024, 1024)
     for axis in (1, 0):
         ref_ax = np.sum(w2.astype(np.float64), axis=axis)
@@ -80,28 +123,12 @@ def main():
 
         def close_ax(g, ref_ax=ref_ax):
             return f"max rel.err {np.max(np.abs(g - ref_ax) / (np.abs(ref_ax) + 1)):.1e}"
-        variants = [("group", {}), ("block", {"AXES_GROUP_M": 1 << 40}),
-                    ("block shared tree", {"AXES_GROUP_M": 1 << 40, "RED_TREE": "shared"})]
+        variants = [("group", {}), ("group AXES_UNROLL=8", {"AXES_UNROLL": 8}),
+                    ("block", {"AXES_GROUP_M": 1 << 40})]
         if axis == 0:
-            variants = [("thread", {})]
-        for label, consts in variants:
-            variant(f"sum(axis={axis}) of {n // 1024}x1024 {label}", s_ax, xs2, close_ax, **consts)
-    try:
-        import torch
-        ts = [torch.from_numpy(h).cuda() for h in host]
-        ts2 = [t.reshape(n // 1024, 1024) for t in ts]
-        for label, g, data in (
-                ("torch.compile chain", lambda a, b, c, w, t: chain(a, b, c, w, t, torch.exp, torch.sin), ts),
-                ("torch.compile sum", lambda a, b, c, w, t: chain(a, b, c, w, t, torch.exp, torch.sin).sum(), ts),
-                ("torch.compile sum(axis=1)",
-                 lambda a, b, c, w, t: chain(a, b, c, w, t, torch.exp, torch.sin).sum(1), ts2),
-                ("torch.compile sum(axis=0)",
-                 lambda a, b, c, w, t: chain(a, b, c, w, t, torch.exp, torch.sin).sum(0), ts2)):
-            c = torch.compile(g)
-            print(f"{label:48s} {timer(lambda: c(*data)):.4f} ms", flush=True)
-    except Exception as e:  # noqa: BLE001 - a probe: report and go on
-        print("torch.compile:", type(e).__name__, e)
-
+            variants = [("thread", {}), ("thread AXES_UNROLL=8", {"AXES_UNROLL": 8})]
+        section(with_torch([variant(f"sum(axis={axis}) of {n // 1024}x1024 {label}", s_ax, xs2,
+                                    close_ax, **consts) for label, consts in variants], axis))
 
 if __name__ == "__main__":
     main()

@@ -32,9 +32,13 @@ from . import ctype, module_source
 FILE = "fuse.cuh"  # the header every fused source includes (elementwise.cuh, shuffles)
 
 #: packs of the vector kernel a thread loads before computing any (loads in flight), and
-#: the most waves of blocks its launch takes (hipfer.backends.cupy.fuse; grid-stride beyond)
-EW_UNROLL = 2
-EW_WAVES = 64
+#: the most waves of blocks its launch takes (hipfer.backends.cupy.fuse; grid-stride beyond).
+#: The H200's 5-op chain on 5 x 64M float32 (tools/probe_fuse_kernels.py, 2026-12-03,
+#: medians of interleaved rounds): 0.3845 ms at 1 pack a thread and no cap (a block per
+#: 256 packs, as Inductor launches), 0.3873 at 2 packs, 0.401 / 0.398 capped at 32 / 64
+#: waves (a grid-stride loop)
+EW_UNROLL = 1
+EW_WAVES = 1 << 20
 
 
 class Spec(NamedTuple):
@@ -210,37 +214,26 @@ RED_BLOCK = 256
 #: 1024 blocks of at least 8 elements a thread, 0.330 with 8192 of at least 2
 RED_MAX_BLOCKS = 8192
 RED_PER_THREAD = 2
-#: packs a thread of red1 loads (of every input) before folding them
-RED_UNROLL = 2
-#: how a block's threads fold their values (_block_tree)
-RED_TREE = "shuffle"
+#: packs a thread of red1 loads (of every input) before folding them: the sum chain
+#: 0.367 ms at 2, 0.336 at 4 (tools/probe_fuse_kernels.py, 2026-12-03)
+RED_UNROLL = 4
 
 
-def _block_tree(fn: str, pad: str, ident: str) -> str:
-    """C++: the block's values a folded by hf::{fn} in a fixed tree (the same order every
-    run, on warps of 32 or 64 lanes alike), the result in sh[0] (sh: the block's shared
-    scratch, of tree_scratch() elements). RED_TREE "shuffle": pairwise down each group of
-    32 lanes, then over the groups' results; "shared": pairwise in shared memory."""
-    if RED_TREE == "shared":
-        return (f"{pad}sh[threadIdx.x] = a;\n{pad}__syncthreads();\n"
-                f"{pad}for (int w = {RED_BLOCK} / 2; w > 0; w >>= 1) {{\n"
-                f"{pad}  if ((int)threadIdx.x < w) sh[threadIdx.x] = hf::{fn}()(sh[threadIdx.x], sh[threadIdx.x + w]);\n"
-                f"{pad}  __syncthreads();\n{pad}}}\n")
-    groups = RED_BLOCK // 32
-    return (f"{pad}for (int o = 16; o > 0; o >>= 1) a = hf::{fn}()(a, hf::fuse_shfl_down(a, o));\n"
-            f"{pad}if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = a;\n"
-            f"{pad}__syncthreads();\n"
-            f"{pad}if (threadIdx.x < 32) {{  // group 0 folds the groups' results\n"
-            f"{pad}  a = (int)threadIdx.x < {groups} ? sh[threadIdx.x] : {ident};\n"
-            f"{pad}  for (int o = {groups} / 2; o > 0; o >>= 1) a = hf::{fn}()(a, hf::fuse_shfl_down(a, o));\n"
-            f"{pad}  if (threadIdx.x == 0) sh[0] = a;\n{pad}}}\n"
-            f"{pad}__syncthreads();\n")
+def _block_tree(fn: str, pad: str) -> str:
+    """C++: the block's values a folded by hf::{fn} pairwise in shared memory, in a fixed
+    tree (the same order every run, on warps of 32 or 64 lanes alike), the result in sh[0]
+    (sh: the block's scratch, _tree_scratch). A shuffle tree down each 32 lanes then over
+    the groups lost on the H200 in both uses (the sum chain 0.386 against 0.367 ms, the
+    row sums' block path 0.519 against 0.458: tools/probe_fuse_kernels.py, 2026-12-03)."""
+    return (f"{pad}sh[threadIdx.x] = a;\n{pad}__syncthreads();\n"
+            f"{pad}for (int w = {RED_BLOCK} / 2; w > 0; w >>= 1) {{\n"
+            f"{pad}  if ((int)threadIdx.x < w) sh[threadIdx.x] = hf::{fn}()(sh[threadIdx.x], sh[threadIdx.x + w]);\n"
+            f"{pad}  __syncthreads();\n{pad}}}\n")
 
 
 def _tree_scratch(pad: str) -> str:
     """C++: the shared scratch sh of _block_tree."""
-    size = RED_BLOCK if RED_TREE == "shared" else RED_BLOCK // 32
-    return (f"{pad}__shared__ hf::raw_of<A> sh_raw[{size}];\n"
+    return (f"{pad}__shared__ hf::raw_of<A> sh_raw[{RED_BLOCK}];\n"
             f"{pad}A* sh = reinterpret_cast<A*>(sh_raw);\n")
 
 
@@ -304,7 +297,7 @@ def reduce_source(spec: Spec, op: str, out_dtype) -> str:
         args = ", ".join([f"hf::maybe_conj(u{k}_{u}.v[j], (conj >> {k}) & 1)"
                           for k in range(len(ins))] + sc_pass)
         return f"#pragma unroll\n      for (int j = 0; j < V; ++j) a = hf::{fn}()(a, (A){ev}({args}));\n"
-    tree = _tree_scratch("  ") + _block_tree(fn, "  ", ident)
+    tree = _tree_scratch("  ") + _block_tree(fn, "  ")
     final = ("hf::op_call<hf::op_divide>(sh[0], hf::cast<A>((hf::f64)count))" if op == "mean"
              else "sh[0]")
     return (
@@ -357,6 +350,8 @@ AXES_TARGET_THREADS = 1 << 18
 AXES_MIN_CHUNK = 64
 #: reduced elements a thread loads before folding them (every path)
 AXES_UNROLL = 4
+#: the most waves of blocks the group path launches (grid-stride beyond)
+AXES_WAVES = 32
 
 
 def axes_path(M: int, K: int, last_reduced: bool) -> str:
@@ -439,7 +434,7 @@ def axes_source(spec: Spec, op: str, out_dtype) -> str:
             f"hf::Strides so{ptrs}{sc_args}, int conj")
     offsets = (f"    hf::i64 base[{n + 1}];\n"
                f"    hf::nd_offsets_outer(m, keep, keep.ndim, base, {keep_st});\n")
-    tree = (_block_tree(fn, "    ", ident)
+    tree = (_block_tree(fn, "    ")
             + "    a = sh[0];\n    __syncthreads();  // sh is read before the next output's tree\n")
     group_tree = "".join(f"    a = hf::{fn}()(a, hf::fuse_shfl_down(a, {o}));\n" for o in (16, 8, 4, 2, 1))
     return (

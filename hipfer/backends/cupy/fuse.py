@@ -43,13 +43,18 @@ class Program:
         self.deps = _deps(graph)
         self.out_dtype = graph.nodes[graph.out].dtype
         self.scalar_dtypes = self.spec.scalars
+        self.pack = K.pack_width(self.spec)
+        # the kernels' cache key but the device, once: hashing the spec's text each call
+        # cost ~140 of a warm call's 143 us host time on the H200's host (cProfile,
+        # 2026-12-03), ten eager launches
+        self._key = (self.spec.key(), reduction and (reduction.op, reduction.out_dtype,
+                                                     self.whole))
 
     def kernels(self):
         """(vec, nd) -- plus (red1, red2) with a whole reduction, (thread, block) with one
         over some axes -- compiled once per device."""
         red = self.red
-        key = (self.spec.key(), red and (red.op, red.out_dtype, self.whole),
-               cupy.cuda.runtime.getDevice())
+        key = (*self._key, cupy.cuda.runtime.getDevice())
         ks = _modules.get(key)
         if ks is None:
             with _lock:
@@ -101,7 +106,7 @@ def evaluate(prog: Program, datas, conj, slot_values, shape):
         and all(a.data.ptr % 16 == 0 for a in datas) and out.data.ptr % 16 == 0
     if dense:
         splat = np.int32(sum(1 << k for k, a in enumerate(datas) if a.shape != shape))
-        grid = eng.grid_for(n, K.pack_width(prog.spec) * K.EW_UNROLL, max_waves=K.EW_WAVES)
+        grid = eng.grid_for(n, prog.pack * K.EW_UNROLL, max_waves=K.EW_WAVES)
         vec((grid,), (eng.BLOCK,), (np.int64(n), out, *datas, *scal, splat, cbits))
         return out
     grid = (eng.grid_for(n, 4),)
@@ -182,7 +187,7 @@ def reduce_axes(prog: Program, datas, conj, slot_values, shape):
         block((min(M, 65536),), (K.RED_BLOCK,), (*args, *scal, cbits))
     elif path == "group":
         # 32 lanes an output, RED_BLOCK // 32 outputs a block
-        group((eng.grid_for(M * 32, block=K.RED_BLOCK, max_waves=K.EW_WAVES),),
+        group((eng.grid_for(M * 32, block=K.RED_BLOCK, max_waves=K.AXES_WAVES),),
               (K.RED_BLOCK,), (*args, *scal, cbits))
     else:
         n_split, chunk = K.axes_split(M, K_)  # from the shape alone: the order repeats
