@@ -5,7 +5,7 @@ variant in a fresh hipfer.fuse with its own module cache. A section's variants a
 in turn, round after round (Timer.compare), each reporting its median round: two runs of
 one variant after another differed by more (clocks) than the variants did.
 
-    python3 tools/probe_fuse_kernels.py [--n N]
+    python3 tools/probe_fuse_kernels.py [--n N] [--sections chain,sum,axes]
 """
 import argparse
 import sys
@@ -19,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=1 << 26)
+    ap.add_argument("--sections", default="chain,sum,axes")
     args = ap.parse_args()
     import cupy
     import hipfer as hf
@@ -73,10 +74,12 @@ def main():
         ts = [torch.from_numpy(h).cuda() for h in host]
         ts2 = [t.reshape(n // 1024, 1024) for t in ts]
 
-        def tc(g, data):
-            c = torch.compile(g)
-            c(*data)
-            return lambda: c(*data)
+        def tc(g, data):  # compiled when a section asks for it
+            def make():
+                c = torch.compile(g)
+                c(*data)
+                return lambda: c(*data)
+            return make
 
         def t_el(a, b, c, w, t):
             return chain(a, b, c, w, t, torch.exp, torch.sin)
@@ -89,7 +92,7 @@ def main():
     def with_torch(variants, *keys):
         labels = {"chain": "chain", "mem": "a*b + c*w + t", "sum": "sum", 1: "sum(axis=1)",
                   0: "sum(axis=0)"}
-        return variants + [(f"torch.compile {labels[k]}", torch_fns[k], "") for k in keys
+        return variants + [(f"torch.compile {labels[k]}", torch_fns[k](), "") for k in keys
                            if k in torch_fns]
 
     def bitwise(g):
@@ -98,10 +101,12 @@ def main():
 
     def mem(a, b, c, w, t):  # the same bytes, no transcendental: the memory path alone
         return a * b + c * w + t
-    section(with_torch(
-        [variant(f"chain EW_UNROLL={u} EW_WAVES={w}", el, xs, bitwise, EW_UNROLL=u, EW_WAVES=w)
-         for u, w in ((1, 16), (1, 32), (1, 64), (1, 1 << 20), (2, 64), (2, 1 << 20))]
-        + [variant("a*b + c*w + t (no exp, sin)", mem, xs)], "chain", "mem"))
+    todo = args.sections.split(",")
+    if "chain" in todo:
+        section(with_torch(
+            [variant(f"chain EW_UNROLL={u} EW_WAVES={w}", el, xs, bitwise, EW_UNROLL=u, EW_WAVES=w)
+             for u, w in ((1, 32), (1, 1 << 20), (2, 1 << 20))]
+            + [variant("a*b + c*w + t (no exp, sin)", mem, xs)], "chain", "mem"))
 
     def s_all(a, b, c, w, t):
         return hf.sum(el(a, b, c, w, t))
@@ -109,13 +114,13 @@ def main():
 
     def close(g):
         return f"rel.err {abs(float(g) - ref) / abs(ref):.1e}"
-    section(with_torch(
-        [variant(f"sum RED_UNROLL={u} blocks<={blocks} per={per}", s_all, xs, close,
-                 RED_UNROLL=u, RED_MAX_BLOCKS=blocks, RED_PER_THREAD=per)
-         for u, blocks, per in ((2, 8192, 2), (4, 8192, 2), (8, 8192, 2), (4, 16384, 1), (4, 4096, 4))],
-        "sum"))
+    if "sum" in todo:
+        section(with_torch(
+            [variant(f"sum RED_UNROLL={u} blocks<={blocks} per={per}", s_all, xs, close,
+                     RED_UNROLL=u, RED_MAX_BLOCKS=blocks, RED_PER_THREAD=per)
+             for u, blocks, per in ((2, 8192, 2), (4, 8192, 2), (4, 4096, 4))], "sum"))
     w2 = want.reshape(n // 1024, 1024)
-    for axis in (1, 0):
+    for axis in (1, 0) if "axes" in todo else ():
         ref_ax = np.sum(w2.astype(np.float64), axis=axis)
 
         def s_ax(a, b, c, w, t, axis=axis):
@@ -129,6 +134,7 @@ def main():
             variants = [("thread", {}), ("thread AXES_UNROLL=8", {"AXES_UNROLL": 8})]
         section(with_torch([variant(f"sum(axis={axis}) of {n // 1024}x1024 {label}", s_ax, xs2,
                                     close_ax, **consts) for label, consts in variants], axis))
+
 
 if __name__ == "__main__":
     main()
