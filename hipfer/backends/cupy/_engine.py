@@ -390,9 +390,10 @@ def device_props(index: int) -> dict:
 
 
 def grid_for(n: int, per_thread: int = 1, block: int = BLOCK, max_waves: int = 32) -> int:
-    """Blocks for n elements at per_thread elements each; grid-stride loops cover the rest."""
+    """Blocks for n elements at per_thread elements each; grid-stride loops cover the rest.
+    At most 2^31 threads in all: HIP limits a launch's total threads to 32 bits."""
     dev = cupy.cuda.runtime.getDevice()
-    cap = device_props(dev)["sm_count"] * max_waves
+    cap = min(device_props(dev)["sm_count"] * max_waves, (1 << 31) // block)
     need = -(-n // (block * per_thread))
     return max(1, min(need, cap))
 
