@@ -99,7 +99,7 @@ class Program:
         self.live = _live(graph)  # the nodes the result reads (a dead op is not run)
         self.itemsize = sum(n.dtype.itemsize for n in nodes if n.kind != "scalar")
         self._plans: dict = {}
-        self._whole: dict = {}  # input shapes -> (node shapes, runs) of _whole
+        self._whole: dict = {}  # input shapes -> the step list of _whole (_whole_steps)
 
     def runs(self, shapes_of) -> list:
         """Per node, fn(*args, out=dst) for the operand shapes shapes_of(node): an op of
